@@ -1,0 +1,72 @@
+package dev.fencelock;
+
+import java.time.Instant;
+import java.util.function.Consumer;
+
+/**
+ * One hold of a distributed lock. Closing it releases the hold.
+ *
+ * <p>The {@linkplain #fencingToken() fencing token} is what keeps data safe, not the lease. A
+ * timeline of why:
+ *
+ * <pre>
+ *  A acquires (token 7) ── GC pause ........................ wakes, writes with 7 ─▶ rejected
+ *                    lease expires ─▶ B acquires (token 9), writes with 9 ─▶ accepted
+ * </pre>
+ *
+ * A cannot know it was paused; the store can, because it already accepted 9. Pass the token to
+ * every write the lock protects (FenceLock's JDBC support does it for you).
+ */
+public interface LockLease extends AutoCloseable {
+
+    /** The normalised resource name this lease locks. */
+    String resource();
+
+    /** The request id that identifies this acquisition (generated when the request had none). */
+    String requestId();
+
+    /** Identifier of the backend lease that keeps this lock alive. */
+    long leaseId();
+
+    /**
+     * A number larger than the token of every earlier holder of this resource; the same for every
+     * re-entrant hold of one acquisition.
+     */
+    long fencingToken();
+
+    /**
+     * The latest instant until which this process is sure it holds the lock, computed
+     * conservatively from when the last successful renewal was sent.
+     */
+    Instant expiresAt();
+
+    /** Whether the lock is held: not released, not lost, and still before {@link #expiresAt()}. */
+    boolean isValid();
+
+    /**
+     * Confirms with the store that the lock is still held and extends its lease.
+     *
+     * @return the new {@link #expiresAt()}
+     * @throws LockLostException if the lock is gone (it is then reported lost to listeners)
+     * @throws LockBackendUnavailableException if the store could not confirm it in time
+     */
+    Instant renew();
+
+    /**
+     * Gives this hold up. The lock itself is deleted when the last re-entrant hold is released.
+     *
+     * @return {@code true} if this call released the hold; {@code false} if it was already
+     *     released or the lock had been lost
+     */
+    boolean release();
+
+    /**
+     * Runs {@code listener} once if the lock is lost while held (not after a normal release). If
+     * it is already lost, the listener runs at once. Listeners must not block.
+     */
+    void onLost(Consumer<LockLostException> listener);
+
+    /** Same as {@link #release()}. */
+    @Override
+    void close();
+}

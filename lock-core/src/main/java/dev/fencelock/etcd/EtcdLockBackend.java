@@ -1,0 +1,1033 @@
+package dev.fencelock.etcd;
+
+import dev.fencelock.LockAcquisitionTimeoutException;
+import dev.fencelock.LockBackendUnavailableException;
+import dev.fencelock.LockException;
+import dev.fencelock.LockLostException;
+import dev.fencelock.ResourceName;
+import dev.fencelock.spi.AcquireCommand;
+import dev.fencelock.spi.BackendLock;
+import dev.fencelock.spi.LockBackend;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.ClientBuilder;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.DeleteOption;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.PutOption;
+import io.etcd.jetcd.options.WatchOption;
+import io.etcd.jetcd.watch.WatchEvent;
+import io.etcd.jetcd.watch.WatchResponse;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Locks on etcd, with the algorithm of etcd's {@code concurrency.Mutex} and a fencing token.
+ *
+ * <ul>
+ *   <li><b>Acquire</b> is one transaction: create my key {@code <ns>/locks/<resource>/<requestId>}
+ *       on the session lease unless it exists, and read the oldest key of the resource. If mine is
+ *       the oldest I own the lock; my <b>fencing token is my key's create revision</b>, which etcd
+ *       makes larger than every earlier revision of any key, deleted ones included.
+ *   <li><b>Waiting</b> watches only the predecessor (the next older key), so a release wakes one
+ *       waiter; FIFO by create revision. One watch per resource is shared by local waiters and is
+ *       registered before the predecessor is read, so no deletion is missed.
+ *   <li><b>Every write is guarded</b> by the key's create revision, so a retried request applies
+ *       at most once and an old holder can never delete or confirm a newer holder's key.
+ *   <li><b>No orphans</b>: an attempt that times out, is cancelled or fails with an unknown
+ *       outcome deletes its key, retrying in the background while its session lives.
+ * </ul>
+ */
+public final class EtcdLockBackend implements LockBackend {
+
+    private static final Logger logger = LoggerFactory.getLogger(EtcdLockBackend.class);
+
+    private final Client client;
+
+    private final boolean ownsClient;
+
+    private final LockKeys keys;
+
+    private final List<String> endpoints;
+
+    private final Duration requestTimeout;
+
+    private final Duration recheckInterval;
+
+    private final Duration retryGrace;
+
+    private final String instanceId;
+
+    private final ScheduledExecutorService scheduler;
+
+    private final Map<Long, CompletableFuture<SessionLease>> sessions = new ConcurrentHashMap<>();
+
+    private final Map<String, EtcdLock> held = new ConcurrentHashMap<>();
+
+    private final Map<String, ResourceWatch> watches = new ConcurrentHashMap<>();
+
+    private final Map<String, ScheduledFuture<?>> pendingCleanups = new ConcurrentHashMap<>();
+
+    private final Set<Attempt> inFlight = ConcurrentHashMap.newKeySet();
+
+    private volatile boolean closed;
+
+    private EtcdLockBackend(Builder builder, Client client, boolean ownsClient) {
+        this.client = client;
+        this.ownsClient = ownsClient;
+        this.keys = new LockKeys(builder.namespace);
+        this.endpoints = List.copyOf(builder.endpoints);
+        this.requestTimeout = builder.requestTimeout;
+        this.recheckInterval = builder.recheckInterval;
+        this.retryGrace = builder.retryGrace;
+        this.instanceId = builder.instanceId;
+        this.scheduler = Executors.newScheduledThreadPool(2, runnable -> {
+            Thread thread = new Thread(runnable, "fencelock-etcd");
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The jetcd client, for health checks and administration. */
+    public Client client() {
+        return this.client;
+    }
+
+    /** The namespace all keys of this backend live under. */
+    public String namespace() {
+        return this.keys.namespace();
+    }
+
+    /** The configured endpoints. */
+    public List<String> endpoints() {
+        return this.endpoints;
+    }
+
+    /** This process's identity as written into holder records. */
+    public String instanceId() {
+        return this.instanceId;
+    }
+
+    /** The session leases this backend keeps alive, by TTL in seconds. */
+    public Map<Long, SessionInfo> sessions() {
+        Map<Long, SessionInfo> info = new java.util.TreeMap<>();
+        this.sessions.forEach((ttl, future) -> {
+            SessionLease session = future.getNow(null);
+            if (session != null && !session.isExpired()) {
+                long remaining = session.validUntilNanos() - System.nanoTime();
+                info.put(ttl, new SessionInfo(session.leaseId, Duration.ofNanos(remaining), session.locks.size()));
+            }
+        });
+        return info;
+    }
+
+    /**
+     * One session lease as seen locally.
+     *
+     * @param leaseId the etcd lease id
+     * @param validFor how long its locks are valid without a further keep-alive
+     * @param locks number of locks held on it
+     */
+    public record SessionInfo(long leaseId, Duration validFor, int locks) {}
+
+    /** The key prefix of {@code resource}; for administration and tests. */
+    public String resourcePrefix(String resource) {
+        return this.keys.resourcePrefix(ResourceName.of(resource, Integer.MAX_VALUE));
+    }
+
+    // ---------------------------------------------------------------- acquire
+
+    @Override
+    public CompletableFuture<BackendLock> acquire(AcquireCommand command) {
+        if (this.closed) {
+            return CompletableFuture.failedFuture(new IllegalStateException("EtcdLockBackend is closed"));
+        }
+        Attempt attempt = new Attempt(command);
+        this.inFlight.add(attempt);
+        attempt.start();
+        return attempt.result;
+    }
+
+    /** One acquisition from first request to lock, failure or cancellation. */
+    private final class Attempt {
+
+        final AcquireCommand command;
+
+        final String key;
+
+        final ByteSequence keyBytes;
+
+        final String prefix;
+
+        final CompletableFuture<BackendLock> result = new CompletableFuture<>();
+
+        volatile @Nullable SessionLease session;
+
+        /** Whether a put was sent whose outcome is not known. */
+        volatile boolean outcomeUnknown;
+
+        /** Create revision of my key once known, else 0. */
+        volatile long myRevision;
+
+        volatile @Nullable ResourceWatch watch;
+
+        volatile @Nullable ScheduledFuture<?> recheck;
+
+        Attempt(AcquireCommand command) {
+            this.command = command;
+            this.key = keys.key(command.resource(), command.requestId());
+            this.keyBytes = bytes(this.key);
+            this.prefix = keys.resourcePrefix(command.resource());
+        }
+
+        void start() {
+            ScheduledFuture<?> pending = pendingCleanups.remove(this.key);
+            if (pending != null) {
+                // A retry with the same request id adopts the key an earlier attempt may have left.
+                pending.cancel(false);
+            }
+            ScheduledFuture<?> deadline =
+                    scheduler.schedule(this::deadlineReached, this.command.remainingNanos(), TimeUnit.NANOSECONDS);
+            this.result.whenComplete((lock, failure) -> {
+                inFlight.remove(this);
+                deadline.cancel(false);
+                ScheduledFuture<?> task = this.recheck;
+                if (task != null) {
+                    task.cancel(false);
+                }
+                ResourceWatch shared = this.watch;
+                if (shared != null) {
+                    shared.unsubscribe(this);
+                }
+                if (failure != null) {
+                    abandon();
+                }
+            });
+            session(this.command.ttlSeconds(), this.command.deadlineNanos()).whenComplete((session, failure) -> {
+                if (failure != null) {
+                    fail(unavailable("creating a session lease for lock '" + this.command.resource() + "'", failure));
+                } else {
+                    this.session = session;
+                    put(session);
+                }
+            });
+        }
+
+        void put(SessionLease session) {
+            if (this.result.isDone()) {
+                return;
+            }
+            this.outcomeUnknown = true;
+            ByteSequence value = bytes(holderRecord(this.command));
+            // Attach the lease inside a Txn: etcd 3.4's plain leased Put slows down with many keys on one lease.
+            CompletableFuture<TxnResponse> txn = client.getKVClient()
+                    .txn()
+                    .If(new Cmp(this.keyBytes, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                    .Then(
+                            Op.put(
+                                    this.keyBytes,
+                                    value,
+                                    PutOption.builder()
+                                            .withLeaseId(session.leaseId)
+                                            .build()),
+                            ownerRead())
+                    .Else(Op.get(this.keyBytes, GetOption.DEFAULT), ownerRead())
+                    .commit();
+            timed(txn, "acquiring lock '" + this.command.resource() + "'").whenComplete((response, failure) -> {
+                if (failure != null) {
+                    fail(failure);
+                    return;
+                }
+                this.outcomeUnknown = false;
+                try {
+                    onPut(session, response);
+                } catch (RuntimeException ex) {
+                    fail(ex);
+                }
+            });
+        }
+
+        private Op ownerRead() {
+            return Op.get(
+                    bytes(this.prefix),
+                    GetOption.builder()
+                            .isPrefix(true)
+                            .withSortField(GetOption.SortTarget.CREATE)
+                            .withSortOrder(GetOption.SortOrder.ASCEND)
+                            .withKeysOnly(true)
+                            .withLimit(1)
+                            .build());
+        }
+
+        void onPut(SessionLease session, TxnResponse response) {
+            long revision;
+            if (response.isSucceeded()) {
+                revision = response.getHeader().getRevision();
+            } else {
+                KeyValue existing = response.getGetResponses().get(0).getKvs().get(0);
+                if (existing.getLease() != session.leaseId) {
+                    // Not ours to delete: another session made this key.
+                    fail(new LockException("Request id '" + this.command.requestId() + "' of lock '"
+                            + this.command.resource() + "' is in use by another lease ("
+                            + existing.getLease() + "); use a new request id"));
+                    return;
+                }
+                revision = existing.getCreateRevision();
+            }
+            this.myRevision = revision;
+            // Then = [put, owner read], Else = [my key, owner read]: the owner read is the last range response.
+            List<io.etcd.jetcd.kv.GetResponse> reads = response.getGetResponses();
+            List<KeyValue> owner = reads.get(reads.size() - 1).getKvs();
+            if (owner.isEmpty() || owner.get(0).getCreateRevision() == revision) {
+                grant(session);
+            } else if (!this.command.waitForRelease()) {
+                failAfterCleanup(new LockAcquisitionTimeoutException(
+                        "Lock '" + this.command.resource() + "' is held by someone else"));
+            } else {
+                ResourceWatch shared = watches.compute(
+                        this.prefix,
+                        (p, existingWatch) -> (existingWatch != null && existingWatch.subscribe(this))
+                                ? existingWatch
+                                : new ResourceWatch(p, this));
+                this.watch = shared;
+                if (!shared.ready.isDone()) {
+                    // Read now for speed, and again once the watch is confirmed, so a deletion in between is seen.
+                    checkPredecessor();
+                }
+                shared.ready.whenComplete((ignored, failure) -> checkPredecessor());
+            }
+        }
+
+        /** Reads the predecessor (the newest key older than mine), confirming my key still exists. */
+        void checkPredecessor() {
+            if (this.result.isDone()) {
+                return;
+            }
+            long revision = this.myRevision;
+            CompletableFuture<TxnResponse> txn = client.getKVClient()
+                    .txn()
+                    .If(new Cmp(this.keyBytes, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
+                    .Then(Op.get(
+                            bytes(this.prefix),
+                            GetOption.builder()
+                                    .isPrefix(true)
+                                    .withMaxCreateRevision(revision - 1)
+                                    .withSortField(GetOption.SortTarget.CREATE)
+                                    .withSortOrder(GetOption.SortOrder.DESCEND)
+                                    .withKeysOnly(true)
+                                    .withLimit(1)
+                                    .build()))
+                    .commit();
+            timed(txn, "waiting for lock '" + this.command.resource() + "'").whenComplete((response, failure) -> {
+                if (failure != null) {
+                    // A failed read is not the end: retry until the deadline says so.
+                    scheduleRecheck();
+                    return;
+                }
+                if (!response.isSucceeded()) {
+                    fail(new LockBackendUnavailableException("The queue entry of lock '" + this.command.resource()
+                            + "' disappeared while waiting (session lease expired or force-released)"));
+                    return;
+                }
+                List<KeyValue> predecessor = response.getGetResponses().get(0).getKvs();
+                if (predecessor.isEmpty()) {
+                    SessionLease current = this.session;
+                    if (current != null) {
+                        grant(current);
+                    }
+                    return;
+                }
+                String predecessorKey = predecessor.get(0).getKey().toString(StandardCharsets.UTF_8);
+                ResourceWatch shared = this.watch;
+                if (shared != null) {
+                    shared.awaitDelete(predecessorKey, this);
+                }
+                scheduleRecheck();
+            });
+        }
+
+        private void scheduleRecheck() {
+            if (this.result.isDone()) {
+                return;
+            }
+            ScheduledFuture<?> previous = this.recheck;
+            if (previous != null) {
+                previous.cancel(false);
+            }
+            // A safety net for a watch that broke or lagged; the watch normally answers first.
+            this.recheck = scheduler.schedule(this::checkPredecessor, recheckInterval.toNanos(), TimeUnit.NANOSECONDS);
+        }
+
+        void predecessorDeleted() {
+            scheduler.execute(this::checkPredecessor);
+        }
+
+        void grant(SessionLease session) {
+            if (session.isExpired()) {
+                fail(new LockBackendUnavailableException("Session lease of lock '" + this.command.resource()
+                        + "' could not be kept alive while acquiring"));
+                return;
+            }
+            EtcdLock lock = held.computeIfAbsent(
+                    this.key,
+                    k -> new EtcdLock(this.command.resource(), this.command.requestId(), k, session, this.myRevision));
+            session.locks.add(lock);
+            if (session.isExpired()) {
+                // The deadline passed between the check and the registration: the session sweep may have missed it.
+                lock.markLost(new LockLostException("Session lease of lock '" + lock.resource() + "' expired"));
+            }
+            if (!this.result.complete(lock)) {
+                release(lock);
+            }
+        }
+
+        void deadlineReached() {
+            if (this.outcomeUnknown || this.myRevision == 0) {
+                fail(new LockBackendUnavailableException("etcd " + endpoints + " did not answer within the wait time"
+                        + " for lock '" + this.command.resource() + "'; nothing was granted"));
+            } else {
+                failAfterCleanup(new LockAcquisitionTimeoutException("Lock '" + this.command.resource()
+                        + "' stayed busy for the whole wait timeout of this request"));
+            }
+        }
+
+        /** Deletes my queue entry first, so a caller that sees the failure sees no key of it. */
+        void failAfterCleanup(Throwable failure) {
+            long revision = this.myRevision;
+            if (revision == 0 || held.containsKey(this.key) || this.result.isDone()) {
+                fail(failure);
+                return;
+            }
+            deleteInBackground(this.key, revision, this.session).whenComplete((deleted, error) -> fail(failure));
+        }
+
+        void fail(Throwable failure) {
+            this.result.completeExceptionally(failure);
+        }
+
+        /** Leaves nothing behind: deletes my key unless this backend holds it through another attempt. */
+        void abandon() {
+            if (held.containsKey(this.key)) {
+                return;
+            }
+            long revision = this.myRevision;
+            SessionLease current = this.session;
+            if (revision != 0) {
+                deleteInBackground(this.key, revision, current);
+            } else if (this.outcomeUnknown && current != null) {
+                // The put may have committed without us hearing of it. A retry with the same request id
+                // within the grace period adopts the key; otherwise it is removed.
+                long delay = isGeneratedRequestId(this.command.requestId()) ? 0 : retryGrace.toNanos();
+                ScheduledFuture<?> cleanup = scheduler.schedule(
+                        () -> {
+                            pendingCleanups.remove(this.key);
+                            deleteIfOurs(this.key, current);
+                        },
+                        delay,
+                        TimeUnit.NANOSECONDS);
+                pendingCleanups.put(this.key, cleanup);
+            }
+        }
+    }
+
+    private static boolean isGeneratedRequestId(String requestId) {
+        return requestId.length() == 36 && requestId.charAt(8) == '-' && requestId.charAt(14) == '4';
+    }
+
+    private String holderRecord(AcquireCommand command) {
+        return "{\"instance\":\"" + jsonEscape(this.instanceId) + "\",\"acquiredAt\":\"" + Instant.now()
+                + "\",\"ttlSeconds\":" + command.ttlSeconds() + "}";
+    }
+
+    private static String jsonEscape(String value) {
+        return value.replace("\\", "\\\\").replace("\"", "\\\"");
+    }
+
+    // ---------------------------------------------------------------- renew and release
+
+    @Override
+    public CompletableFuture<Long> renew(BackendLock lock) {
+        EtcdLock etcdLock = (EtcdLock) lock;
+        SessionLease session = etcdLock.session;
+        if (lock.isLost()) {
+            return CompletableFuture.failedFuture(lostCause(lock));
+        }
+        long sent = System.nanoTime();
+        CompletableFuture<TxnResponse> check = timed(
+                this.client
+                        .getKVClient()
+                        .txn()
+                        .If(new Cmp(bytes(etcdLock.key), Cmp.Op.EQUAL, CmpTarget.createRevision(lock.fencingToken())))
+                        .commit(),
+                "confirming lock '" + lock.resource() + "'");
+        CompletableFuture<Long> keepAlive = timed(
+                        this.client.getLeaseClient().keepAliveOnce(session.leaseId),
+                        "renewing the lease of lock '" + lock.resource() + "'")
+                .thenApply(response -> response.getTTL());
+        return check.thenCombine(keepAlive, (confirmed, ttl) -> {
+            if (ttl <= 0) {
+                expireSession(session, "etcd no longer knows lease " + session.leaseId);
+            } else {
+                session.confirmed(sent, ttl);
+            }
+            if (!confirmed.isSucceeded()) {
+                lock.markLost(new LockLostException("Lock '" + lock.resource() + "' (token " + lock.fencingToken()
+                        + ") is gone from etcd: its lease expired or it was force-released"));
+            }
+            if (lock.isLost()) {
+                throw new CompletionException(lostCause(lock));
+            }
+            return session.validUntilNanos();
+        });
+    }
+
+    private static LockLostException lostCause(BackendLock lock) {
+        LockLostException cause = lock.lostCause();
+        return (cause != null) ? cause : new LockLostException("Lock '" + lock.resource() + "' was lost");
+    }
+
+    @Override
+    public CompletableFuture<Boolean> release(BackendLock lock) {
+        EtcdLock etcdLock = (EtcdLock) lock;
+        lock.markReleased();
+        this.held.remove(etcdLock.key, etcdLock);
+        etcdLock.session.locks.remove(etcdLock);
+        return deleteInBackground(etcdLock.key, lock.fencingToken(), etcdLock.session);
+    }
+
+    /**
+     * Deletes {@code key} if its create revision is still {@code revision}; on failure retries in
+     * the background while the session lives (once it expires, etcd removes the key itself).
+     */
+    private CompletableFuture<Boolean> deleteInBackground(String key, long revision, @Nullable SessionLease session) {
+        CompletableFuture<Boolean> first = deleteGuarded(key, revision);
+        first.whenComplete((deleted, failure) -> {
+            if (failure != null) {
+                retryDelete(key, revision, session, 1);
+            }
+        });
+        return first;
+    }
+
+    private void retryDelete(String key, long revision, @Nullable SessionLease session, int attempt) {
+        if (this.closed || (session != null && session.isExpired())) {
+            return;
+        }
+        long delay = Math.min(TimeUnit.SECONDS.toNanos(5), TimeUnit.MILLISECONDS.toNanos(200) << Math.min(attempt, 5));
+        this.scheduler.schedule(
+                () -> deleteGuarded(key, revision).whenComplete((deleted, failure) -> {
+                    if (failure != null) {
+                        retryDelete(key, revision, session, attempt + 1);
+                    }
+                }),
+                delay,
+                TimeUnit.NANOSECONDS);
+    }
+
+    private CompletableFuture<Boolean> deleteGuarded(String key, long revision) {
+        ByteSequence keyBytes = bytes(key);
+        return timed(
+                        this.client
+                                .getKVClient()
+                                .txn()
+                                .If(new Cmp(keyBytes, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
+                                .Then(Op.delete(keyBytes, DeleteOption.DEFAULT))
+                                .commit(),
+                        "releasing '" + key + "'")
+                .thenApply(TxnResponse::isSucceeded);
+    }
+
+    /** Deletes a key of unknown revision, but only if it was created on our session's lease. */
+    private void deleteIfOurs(String key, SessionLease session) {
+        if (this.held.containsKey(key)) {
+            return;
+        }
+        timed(this.client.getKVClient().get(bytes(key)), "reading '" + key + "'")
+                .whenComplete((response, failure) -> {
+                    if (failure != null) {
+                        if (!session.isExpired() && !this.closed) {
+                            this.scheduler.schedule(() -> deleteIfOurs(key, session), 1, TimeUnit.SECONDS);
+                        }
+                        return;
+                    }
+                    for (KeyValue kv : response.getKvs()) {
+                        if (kv.getLease() == session.leaseId && !this.held.containsKey(key)) {
+                            deleteInBackground(key, kv.getCreateRevision(), session);
+                        }
+                    }
+                });
+    }
+
+    // ---------------------------------------------------------------- sessions
+
+    private CompletableFuture<SessionLease> session(long ttlSeconds, long deadlineNanos) {
+        while (true) {
+            CompletableFuture<SessionLease> future = this.sessions.computeIfAbsent(ttlSeconds, this::grantSession);
+            SessionLease session = future.getNow(null);
+            if (future.isCompletedExceptionally() || (session != null && session.isExpired())) {
+                // Do not cache a failure or a dead lease: the next caller grants a fresh one.
+                this.sessions.remove(ttlSeconds, future);
+                if (System.nanoTime() - deadlineNanos < 0 && session != null) {
+                    continue;
+                }
+            }
+            return future;
+        }
+    }
+
+    private CompletableFuture<SessionLease> grantSession(long ttlSeconds) {
+        long sent = System.nanoTime();
+        return timed(this.client.getLeaseClient().grant(ttlSeconds), "granting a " + ttlSeconds + "s lease")
+                .thenApply(response -> {
+                    SessionLease session = new SessionLease(response.getID(), ttlSeconds, response.getTTL(), sent);
+                    logger.debug("Session lease {} granted ({}s)", session.leaseId, ttlSeconds);
+                    scheduleKeepAlive(session, session.keepAlivePeriodNanos());
+                    scheduleDeadline(session);
+                    return session;
+                });
+    }
+
+    private void scheduleKeepAlive(SessionLease session, long delayNanos) {
+        if (this.closed || session.isExpired()) {
+            return;
+        }
+        // Jitter spreads the keep-alives of many clients started together.
+        long jitter = (long) (delayNanos * 0.1 * (ThreadLocalRandom.current().nextDouble() - 0.5));
+        session.keepAliveTask =
+                this.scheduler.schedule(() -> keepAlive(session), delayNanos + jitter, TimeUnit.NANOSECONDS);
+    }
+
+    private void keepAlive(SessionLease session) {
+        long sent = System.nanoTime();
+        long period = session.keepAlivePeriodNanos();
+        Duration timeout = Duration.ofNanos(Math.min(this.requestTimeout.toNanos(), period));
+        timed(this.client.getLeaseClient().keepAliveOnce(session.leaseId), "keeping lease alive", timeout)
+                .whenComplete((response, failure) -> {
+                    if (failure != null) {
+                        logger.debug("Keep-alive of lease {} failed: {}", session.leaseId, failure.toString());
+                        // Retry soon: the local deadline, not this failure, decides when locks are lost.
+                        scheduleKeepAlive(session, Math.min(period, TimeUnit.MILLISECONDS.toNanos(500)));
+                    } else if (response.getTTL() <= 0) {
+                        expireSession(session, "etcd reports lease " + session.leaseId + " expired");
+                    } else {
+                        session.confirmed(sent, response.getTTL());
+                        scheduleDeadline(session);
+                        scheduleKeepAlive(session, period);
+                    }
+                });
+    }
+
+    private void scheduleDeadline(SessionLease session) {
+        ScheduledFuture<?> previous = session.deadlineTask;
+        if (previous != null) {
+            previous.cancel(false);
+        }
+        long remaining = session.validUntilNanos() - System.nanoTime();
+        session.deadlineTask = this.scheduler.schedule(
+                () -> {
+                    if (System.nanoTime() - session.validUntilNanos() >= 0) {
+                        expireSession(
+                                session,
+                                "no keep-alive of lease " + session.leaseId
+                                        + " was confirmed before its local deadline");
+                    } else {
+                        scheduleDeadline(session);
+                    }
+                },
+                Math.max(0, remaining),
+                TimeUnit.NANOSECONDS);
+    }
+
+    /** Every lock on the session is lost; new acquisitions get a new session. */
+    private void expireSession(SessionLease session, String reason) {
+        if (!session.expire()) {
+            return;
+        }
+        this.sessions.computeIfPresent(
+                session.ttlSeconds, (ttl, future) -> future.getNow(null) == session ? null : future);
+        cancel(session.keepAliveTask);
+        cancel(session.deadlineTask);
+        logger.warn(
+                "Session lease {} lost ({}); {} lock(s) on it are lost", session.leaseId, reason, session.locks.size());
+        for (EtcdLock lock : new ArrayList<>(session.locks)) {
+            this.held.remove(lock.key, lock);
+            lock.markLost(new LockLostException(
+                    "Lock '" + lock.resource() + "' (token " + lock.fencingToken() + ") was lost: " + reason));
+        }
+        session.locks.clear();
+        // If etcd still has the lease, its keys would block others until it expires: revoke it.
+        timed(this.client.getLeaseClient().revoke(session.leaseId), "revoking a lost lease")
+                .exceptionally(failure -> null);
+    }
+
+    private static void cancel(@Nullable ScheduledFuture<?> task) {
+        if (task != null) {
+            task.cancel(false);
+        }
+    }
+
+    // ---------------------------------------------------------------- watches
+
+    /**
+     * One watch on a resource's key range, shared by every local waiter of that resource. It
+     * asks etcd to confirm its creation before anyone reads, so a deletion between the read and
+     * the watch is never missed, and it starts at the current revision, never in etcd's slow
+     * path for past revisions.
+     */
+    private final class ResourceWatch {
+
+        final String prefix;
+
+        final CompletableFuture<Void> ready = new CompletableFuture<>();
+
+        private final Set<Attempt> subscribers = new HashSet<>();
+
+        private final Map<String, Set<Attempt>> byPredecessor = new ConcurrentHashMap<>();
+
+        /** Keys deleted lately, so a waiter that registers just after its predecessor went is woken at once. */
+        private final Map<String, Boolean> recentlyDeleted = new java.util.LinkedHashMap<>() {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+                return size() > 256;
+            }
+        };
+
+        private final Watch.Watcher watcher;
+
+        private boolean closed;
+
+        ResourceWatch(String prefix, Attempt first) {
+            this.prefix = prefix;
+            this.subscribers.add(first);
+            WatchOption option = WatchOption.builder()
+                    .isPrefix(true)
+                    .withNoPut(true)
+                    .withCreateNotify(true)
+                    .withRequireLeader(true)
+                    .build();
+            this.watcher = client.getWatchClient()
+                    .watch(bytes(prefix), option, Watch.listener(this::onResponse, this::onError, () -> {}));
+            // If etcd does not confirm in time, go on: the waiters' periodic re-check still covers them.
+            scheduler.schedule(() -> this.ready.complete(null), requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        }
+
+        synchronized boolean subscribe(Attempt attempt) {
+            if (this.closed) {
+                return false;
+            }
+            this.subscribers.add(attempt);
+            return true;
+        }
+
+        void unsubscribe(Attempt attempt) {
+            boolean last;
+            synchronized (this) {
+                this.subscribers.remove(attempt);
+                this.byPredecessor.values().forEach(set -> set.remove(attempt));
+                last = this.subscribers.isEmpty() && !this.closed;
+                if (last) {
+                    this.closed = true;
+                }
+            }
+            if (last) {
+                watches.remove(this.prefix, this);
+                this.watcher.close();
+            }
+        }
+
+        void awaitDelete(String predecessorKey, Attempt attempt) {
+            synchronized (this) {
+                if (!this.recentlyDeleted.containsKey(predecessorKey)) {
+                    this.byPredecessor
+                            .computeIfAbsent(predecessorKey, k -> ConcurrentHashMap.newKeySet())
+                            .add(attempt);
+                    return;
+                }
+            }
+            attempt.predecessorDeleted();
+        }
+
+        private void onResponse(WatchResponse response) {
+            if (response.isCreatedNotify()) {
+                this.ready.complete(null);
+            }
+            for (WatchEvent event : response.getEvents()) {
+                if (event.getEventType() == WatchEvent.EventType.DELETE) {
+                    String deleted = event.getKeyValue().getKey().toString(StandardCharsets.UTF_8);
+                    Set<Attempt> waiting;
+                    synchronized (this) {
+                        this.recentlyDeleted.put(deleted, Boolean.TRUE);
+                        waiting = this.byPredecessor.remove(deleted);
+                    }
+                    if (waiting != null) {
+                        waiting.forEach(Attempt::predecessorDeleted);
+                    }
+                }
+            }
+        }
+
+        private void onError(Throwable failure) {
+            logger.debug("Watch on {} failed: {}", this.prefix, failure.toString());
+            this.ready.complete(null);
+            synchronized (this) {
+                this.closed = true;
+            }
+            watches.remove(this.prefix, this);
+            // Waiters fall back to their periodic re-check, which also re-creates a watch if needed.
+            this.byPredecessor.values().forEach(set -> set.forEach(Attempt::predecessorDeleted));
+            this.byPredecessor.clear();
+        }
+    }
+
+    // ---------------------------------------------------------------- plumbing
+
+    private <T> CompletableFuture<T> timed(CompletableFuture<T> future, String what) {
+        return timed(future, what, this.requestTimeout);
+    }
+
+    /** Bounds a jetcd call and turns every failure of the store into {@link LockBackendUnavailableException}. */
+    private <T> CompletableFuture<T> timed(CompletableFuture<T> future, String what, Duration timeout) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        ScheduledFuture<?> timer = this.scheduler.schedule(
+                () -> result.completeExceptionally(new LockBackendUnavailableException("etcd " + this.endpoints
+                        + " did not answer " + what + " within " + timeout.toMillis() + " ms")),
+                timeout.toNanos(),
+                TimeUnit.NANOSECONDS);
+        future.whenComplete((value, failure) -> {
+            timer.cancel(false);
+            if (failure != null) {
+                result.completeExceptionally(unavailable(what, failure));
+            } else {
+                result.complete(value);
+            }
+        });
+        return result;
+    }
+
+    private LockException unavailable(String what, Throwable failure) {
+        Throwable cause = failure;
+        while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+                && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        if (cause instanceof LockException lockException) {
+            return lockException;
+        }
+        String reason = (cause instanceof TimeoutException) ? "timed out" : cause.toString();
+        return new LockBackendUnavailableException("etcd " + this.endpoints + " failed " + what + ": " + reason, cause);
+    }
+
+    private static ByteSequence bytes(String value) {
+        return ByteSequence.from(value, StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public String describe() {
+        return "etcd" + this.endpoints + this.keys.namespace();
+    }
+
+    /**
+     * Revokes every session lease (which deletes all keys on it in one step) and closes the
+     * client. With thousands of held locks the revoke briefly stalls etcd's writes; release
+     * locks first where that matters.
+     */
+    @Override
+    public void close() {
+        if (this.closed) {
+            return;
+        }
+        this.closed = true;
+        this.pendingCleanups.values().forEach(task -> task.cancel(false));
+        for (Attempt attempt : new ArrayList<>(this.inFlight)) {
+            attempt.fail(new LockException("Lock client closed while acquiring '" + attempt.command.resource() + "'"));
+        }
+        List<CompletableFuture<?>> revokes = new ArrayList<>();
+        for (CompletableFuture<SessionLease> future : this.sessions.values()) {
+            SessionLease session = future.getNow(null);
+            if (session != null && session.expire()) {
+                cancel(session.keepAliveTask);
+                cancel(session.deadlineTask);
+                session.locks.forEach(EtcdLock::markReleased);
+                revokes.add(timed(this.client.getLeaseClient().revoke(session.leaseId), "revoking a lease")
+                        .exceptionally(failure -> null));
+            }
+        }
+        try {
+            CompletableFuture.allOf(revokes.toArray(CompletableFuture[]::new))
+                    .get(this.requestTimeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException ex) {
+            logger.debug("Revoking session leases on close did not finish: {}", ex.toString());
+        }
+        this.watches.values().forEach(watch -> watch.watcher.close());
+        this.watches.clear();
+        this.held.clear();
+        this.sessions.clear();
+        this.scheduler.shutdownNow();
+        if (this.ownsClient) {
+            this.client.close();
+        }
+    }
+
+    /** Builds an {@link EtcdLockBackend}. */
+    public static final class Builder {
+
+        private List<String> endpoints = List.of("http://127.0.0.1:2379");
+
+        private String namespace = "/fencelock";
+
+        private Duration connectTimeout = Duration.ofSeconds(5);
+
+        private Duration requestTimeout = Duration.ofSeconds(5);
+
+        private Duration recheckInterval = Duration.ofSeconds(2);
+
+        private Duration retryGrace = Duration.ofSeconds(10);
+
+        private @Nullable String user;
+
+        private @Nullable String password;
+
+        private @Nullable Supplier<Client> clientFactory;
+
+        private java.util.function.@Nullable Consumer<ClientBuilder> customizer;
+
+        private String instanceId = defaultInstanceId();
+
+        private Builder() {}
+
+        /** etcd client URLs, e.g. {@code http://10.0.0.1:2379}. */
+        public Builder endpoints(List<String> endpoints) {
+            Objects.requireNonNull(endpoints, "endpoints must not be null");
+            if (endpoints.isEmpty()) {
+                throw new IllegalArgumentException("At least one etcd endpoint is required");
+            }
+            this.endpoints = List.copyOf(endpoints);
+            return this;
+        }
+
+        public Builder endpoints(String... endpoints) {
+            return endpoints(List.of(endpoints));
+        }
+
+        /** Key prefix for all locks (default {@code /fencelock}); clients that should exclude each other share it. */
+        public Builder namespace(String namespace) {
+            this.namespace = LockKeys.validateNamespace(namespace);
+            return this;
+        }
+
+        /** Time to establish a connection (5 s). */
+        public Builder connectTimeout(Duration timeout) {
+            this.connectTimeout = Objects.requireNonNull(timeout);
+            return this;
+        }
+
+        /** Longest wait for any single etcd request (5 s); a waiting acquire is bounded by its wait timeout. */
+        public Builder requestTimeout(Duration timeout) {
+            this.requestTimeout = Objects.requireNonNull(timeout);
+            return this;
+        }
+
+        /** How often a waiter re-reads its predecessor in case a watch event was lost (2 s). */
+        public Builder recheckInterval(Duration interval) {
+            this.recheckInterval = Objects.requireNonNull(interval);
+            return this;
+        }
+
+        /**
+         * How long a key whose put had an unknown outcome is kept for a retry with the same request
+         * id before it is deleted (10 s). Keys of generated request ids are deleted at once.
+         */
+        public Builder retryGrace(Duration grace) {
+            this.retryGrace = Objects.requireNonNull(grace);
+            return this;
+        }
+
+        /** Credentials for etcd authentication. */
+        public Builder credentials(String user, String password) {
+            this.user = Objects.requireNonNull(user);
+            this.password = Objects.requireNonNull(password);
+            return this;
+        }
+
+        /** Adjusts the jetcd client before it is built (TLS, authority, interceptors). */
+        public Builder customizeClient(java.util.function.Consumer<ClientBuilder> customizer) {
+            this.customizer = Objects.requireNonNull(customizer);
+            return this;
+        }
+
+        /** Identity of this process in holder records (default {@code host:pid}). */
+        public Builder instanceId(String instanceId) {
+            this.instanceId = Objects.requireNonNull(instanceId);
+            return this;
+        }
+
+        /** Uses a client made elsewhere; the backend will not close it. */
+        public Builder client(Client client) {
+            Objects.requireNonNull(client);
+            this.clientFactory = () -> client;
+            return this;
+        }
+
+        public EtcdLockBackend build() {
+            if (this.clientFactory != null) {
+                return new EtcdLockBackend(this, this.clientFactory.get(), false);
+            }
+            ClientBuilder builder = Client.builder()
+                    .endpoints(this.endpoints.toArray(String[]::new))
+                    .connectTimeout(this.connectTimeout)
+                    // Our own requests are guarded and bounded; jetcd's retries would only outlive our timeouts.
+                    .retryMaxAttempts(0);
+            if (this.user != null && this.password != null) {
+                builder.user(bytes(this.user)).password(bytes(this.password));
+            }
+            if (this.customizer != null) {
+                this.customizer.accept(builder);
+            }
+            return new EtcdLockBackend(this, builder.build(), true);
+        }
+
+        private static String defaultInstanceId() {
+            String host;
+            try {
+                host = InetAddress.getLocalHost().getHostName();
+            } catch (Exception ex) {
+                host = "unknown-host";
+            }
+            return host + ":" + ManagementFactory.getRuntimeMXBean().getPid();
+        }
+    }
+}

@@ -1,0 +1,75 @@
+package dev.fencelock.test.etcd;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Plain HTTP calls to the etcd members' client URLs (health, metrics and the grpc-gateway), kept separate from
+ * any gRPC client so the launcher can observe a member even while the library under test misbehaves.
+ */
+final class LoopbackHttp {
+
+    // HTTP/1.1 on purpose: the JDK default (HTTP/2 via an Upgrade header) adds nothing against etcd's gateway.
+    private static final HttpClient CLIENT = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(2))
+            .build();
+
+    private LoopbackHttp() {}
+
+    /**
+     * Sends one request and returns the body of a 2xx answer.
+     *
+     * @throws IOException on connection failure, timeout or a non-2xx status (the message carries the body,
+     *     which is what explains etcd's 503 answers)
+     */
+    static String http(String method, String url, @Nullable String body, Duration timeout) throws IOException {
+        try {
+            return check(
+                    method,
+                    url,
+                    CLIENT.send(request(method, url, body, timeout), HttpResponse.BodyHandlers.ofString()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted during " + method + " " + url);
+        }
+    }
+
+    /** Like {@link #http} but without blocking, so several members can be asked at the same time. */
+    static CompletableFuture<String> httpAsync(String method, String url, @Nullable String body, Duration timeout) {
+        return CLIENT.sendAsync(request(method, url, body, timeout), HttpResponse.BodyHandlers.ofString())
+                .thenApply(response -> {
+                    try {
+                        return check(method, url, response);
+                    } catch (IOException e) {
+                        throw new CompletionException(e);
+                    }
+                });
+    }
+
+    private static HttpRequest request(String method, String url, @Nullable String body, Duration timeout) {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(url)).timeout(timeout);
+        if (body == null) {
+            return builder.method(method, HttpRequest.BodyPublishers.noBody()).build();
+        }
+        return builder.header("Content-Type", "application/json")
+                .method(method, HttpRequest.BodyPublishers.ofString(body))
+                .build();
+    }
+
+    private static String check(String method, String url, HttpResponse<String> response) throws IOException {
+        int status = response.statusCode();
+        if (status < 200 || status > 299) {
+            throw new IOException(method + " " + url + " answered HTTP " + status + ": " + response.body());
+        }
+        return response.body();
+    }
+}
