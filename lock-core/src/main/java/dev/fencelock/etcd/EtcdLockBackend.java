@@ -191,6 +191,8 @@ public final class EtcdLockBackend implements LockBackend {
 
         final String prefix;
 
+        final ByteSequence markerBytes;
+
         final CompletableFuture<BackendLock> result = new CompletableFuture<>();
 
         volatile @Nullable SessionLease session;
@@ -210,6 +212,7 @@ public final class EtcdLockBackend implements LockBackend {
             this.key = keys.key(command.resource(), command.requestId());
             this.keyBytes = bytes(this.key);
             this.prefix = keys.resourcePrefix(command.resource());
+            this.markerBytes = bytes(keys.abandonedMarker(command.resource(), command.requestId()));
         }
 
         void start() {
@@ -254,7 +257,9 @@ public final class EtcdLockBackend implements LockBackend {
             // Attach the lease inside a Txn: etcd 3.4's plain leased Put slows down with many keys on one lease.
             CompletableFuture<TxnResponse> txn = client.getKVClient()
                     .txn()
-                    .If(new Cmp(this.keyBytes, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                    .If(
+                            new Cmp(this.keyBytes, Cmp.Op.EQUAL, CmpTarget.createRevision(0)),
+                            new Cmp(this.markerBytes, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
                     .Then(
                             Op.put(
                                     this.keyBytes,
@@ -296,7 +301,14 @@ public final class EtcdLockBackend implements LockBackend {
             if (response.isSucceeded()) {
                 revision = response.getHeader().getRevision();
             } else {
-                KeyValue existing = response.getGetResponses().get(0).getKvs().get(0);
+                List<KeyValue> mine = response.getGetResponses().get(0).getKvs();
+                if (mine.isEmpty()) {
+                    fail(new LockException(
+                            "Request id '" + this.command.requestId() + "' of lock '" + this.command.resource()
+                                    + "' was abandoned after an earlier failure; use a new request id"));
+                    return;
+                }
+                KeyValue existing = mine.get(0);
                 if (existing.getLease() != session.leaseId) {
                     // Not ours to delete: another session made this key.
                     fail(new LockException("Request id '" + this.command.requestId() + "' of lock '"
@@ -453,7 +465,7 @@ public final class EtcdLockBackend implements LockBackend {
                 ScheduledFuture<?> cleanup = scheduler.schedule(
                         () -> {
                             pendingCleanups.remove(this.key);
-                            deleteIfOurs(this.key, current);
+                            abandonKey(this.key, this.markerBytes, current);
                         },
                         delay,
                         TimeUnit.NANOSECONDS);
@@ -569,25 +581,37 @@ public final class EtcdLockBackend implements LockBackend {
                 .thenApply(TxnResponse::isSucceeded);
     }
 
-    /** Deletes a key of unknown revision, but only if it was created on our session's lease. */
-    private void deleteIfOurs(String key, SessionLease session) {
-        if (this.held.containsKey(key)) {
+    /**
+     * Abandons a key whose put had an unknown outcome. One Txn writes the abandoned marker, which
+     * the acquire Txn checks, so a put that reaches etcd later can no longer create the key; if
+     * the key was created already, it is then deleted by its create revision. Whichever of put
+     * and abandon commits first, no key is left behind.
+     */
+    private void abandonKey(String key, ByteSequence marker, SessionLease session) {
+        if (this.held.containsKey(key) || this.closed) {
             return;
         }
-        timed(this.client.getKVClient().get(bytes(key)), "reading '" + key + "'")
-                .whenComplete((response, failure) -> {
-                    if (failure != null) {
-                        if (!session.isExpired() && !this.closed) {
-                            this.scheduler.schedule(() -> deleteIfOurs(key, session), 1, TimeUnit.SECONDS);
-                        }
-                        return;
-                    }
-                    for (KeyValue kv : response.getKvs()) {
-                        if (kv.getLease() == session.leaseId && !this.held.containsKey(key)) {
-                            deleteInBackground(key, kv.getCreateRevision(), session);
-                        }
-                    }
-                });
+        ByteSequence keyBytes = bytes(key);
+        PutOption onSession = PutOption.builder().withLeaseId(session.leaseId).build();
+        CompletableFuture<TxnResponse> txn = this.client
+                .getKVClient()
+                .txn()
+                .Then(Op.put(marker, bytes("abandoned"), onSession), Op.get(keyBytes, GetOption.DEFAULT))
+                .commit();
+        timed(txn, "abandoning '" + key + "'").whenComplete((response, failure) -> {
+            if (failure != null) {
+                // Once the session is gone, so is its lease: a late put would be refused by etcd anyway.
+                if (!session.isExpired() && !this.closed) {
+                    this.scheduler.schedule(() -> abandonKey(key, marker, session), 1, TimeUnit.SECONDS);
+                }
+                return;
+            }
+            for (KeyValue kv : response.getGetResponses().get(0).getKvs()) {
+                if (kv.getLease() == session.leaseId && !this.held.containsKey(key)) {
+                    deleteInBackground(key, kv.getCreateRevision(), session);
+                }
+            }
+        });
     }
 
     // ---------------------------------------------------------------- sessions

@@ -52,6 +52,15 @@ final class LockKeys {
         return resourcePrefix(resource) + encode(requestId);
     }
 
+    /**
+     * Marks an abandoned request id of {@code resource}. While it exists, a put of that request's
+     * key that arrives late (its response was lost, the request was delayed) is refused. It lies
+     * outside the resource's prefix, so waiters never see it.
+     */
+    String abandonedMarker(ResourceName resource, String requestId) {
+        return this.namespace + "/abandoned/" + encode(resource.value()) + '/' + encode(requestId);
+    }
+
     /** The request id part of a key of {@code resource}. */
     String requestIdOf(String key) {
         return decode(key.substring(key.lastIndexOf('/') + 1));

@@ -1,0 +1,34 @@
+package dev.fencelock;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.junit.AnalyzeClasses;
+import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchRule;
+
+/** The core stays free of Spring, keeps jetcd inside the etcd backend, and has no package cycles. */
+@AnalyzeClasses(packages = "dev.fencelock", importOptions = ImportOption.DoNotIncludeTests.class)
+class ArchitectureTest {
+
+    @ArchTest
+    static final ArchRule coreDoesNotDependOnSpring = noClasses()
+            .that()
+            .resideInAPackage("dev.fencelock..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage("org.springframework..", "jakarta.persistence..", "org.hibernate..");
+
+    @ArchTest
+    static final ArchRule jetcdStaysInsideTheEtcdBackend = noClasses()
+            .that()
+            .resideOutsideOfPackage("dev.fencelock.etcd..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAPackage("io.etcd..");
+
+    @ArchTest
+    static final ArchRule packagesHaveNoCycles =
+            slices().matching("dev.fencelock.(*)..").should().beFreeOfCycles();
+}
