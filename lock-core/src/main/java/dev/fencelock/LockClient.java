@@ -66,7 +66,11 @@ public final class LockClient implements AutoCloseable {
     private LockClient(Builder builder) {
         this.backend = builder.backend;
         this.settings = new Settings(builder);
-        this.events = builder.events;
+        this.events = switch (builder.listeners.size()) {
+            case 0 -> LockEventListener.NONE;
+            case 1 -> builder.listeners.get(0);
+            default -> LockEventListener.composite(builder.listeners);
+        };
         this.callbackExecutor = builder.callbackExecutor;
     }
 
@@ -148,7 +152,8 @@ public final class LockClient implements AutoCloseable {
                         entry.lock.fencingToken(),
                         entry.acquiredAt,
                         toInstant(entry.lock.validUntilNanos()),
-                        entry.holds()));
+                        entry.holds(),
+                        entry.lockName));
             }
         }
         return held;
@@ -164,6 +169,7 @@ public final class LockClient implements AutoCloseable {
      * @param acquiredAt when it was acquired
      * @param expiresAt the current local validity deadline
      * @param holds how many re-entrant holds are open
+     * @param lockName the bounded name the lock was requested with
      */
     public record HeldLock(
             String resource,
@@ -172,7 +178,8 @@ public final class LockClient implements AutoCloseable {
             long fencingToken,
             Instant acquiredAt,
             Instant expiresAt,
-            int holds) {}
+            int holds,
+            String lockName) {}
 
     /** Number of acquisitions of this client currently in progress (waiting or in flight). */
     public int waitingCount() {
@@ -224,7 +231,8 @@ public final class LockClient implements AutoCloseable {
         // A try-lock still needs time for its round trip; a waiting lock gets exactly its wait timeout.
         Duration budget = queue ? waitTimeout : this.settings.tryTimeout;
         long deadline = System.nanoTime() + budget.toNanos();
-        return new Attempt(new AcquireCommand(resource, requestId, ttlSeconds, queue, deadline));
+        String lockName = (request.lockName() != null) ? request.lockName() : LockEventListener.UNNAMED;
+        return new Attempt(new AcquireCommand(resource, requestId, ttlSeconds, queue, deadline), lockName);
     }
 
     private static String validateRequestId(String requestId, ResourceName resource) {
@@ -248,7 +256,7 @@ public final class LockClient implements AutoCloseable {
         if (existing != null && existing.lock.isValid()) {
             Hold hold = existing.newHold();
             if (hold != null) {
-                this.events.acquired(hold, Duration.ZERO, true);
+                this.events.acquired(hold, existing.lockName, Duration.ZERO, true);
                 return CompletableFuture.completedFuture(hold);
             }
         }
@@ -260,7 +268,6 @@ public final class LockClient implements AutoCloseable {
                     + " callers of this client waiting; raise max-waiters-per-resource or shed load"));
         }
         this.waiting.incrementAndGet();
-        this.events.acquiring(command.resource());
         long started = System.nanoTime();
         CompletableFuture<LockLease> result = new CompletableFuture<>();
         CompletableFuture<BackendLock> pending;
@@ -276,12 +283,12 @@ public final class LockClient implements AutoCloseable {
             Duration waited = Duration.ofNanos(System.nanoTime() - started);
             if (failure != null) {
                 Throwable cause = unwrap(failure);
-                this.events.acquireFailed(command.resource(), cause, waited);
+                this.events.acquireFailed(command.resource(), attempt.lockName, cause, waited);
                 result.completeExceptionally(cause);
                 return;
             }
-            Hold hold = register(lock);
-            this.events.acquired(hold, waited, false);
+            Hold hold = register(lock, attempt.lockName);
+            this.events.acquired(hold, hold.entry.lockName, waited, false);
             if (!result.complete(hold)) {
                 // The caller gave up while the store granted the lock: hand it straight back, without
                 // blocking this callback thread.
@@ -302,15 +309,16 @@ public final class LockClient implements AutoCloseable {
         }
     }
 
-    private Hold register(BackendLock lock) {
+    private Hold register(BackendLock lock, String lockName) {
         String key = entryKey(lock.resource(), lock.requestId());
         while (true) {
             Entry entry = this.entries.compute(
-                    key, (k, current) -> (current != null && current.lock == lock) ? current : new Entry(lock));
+                    key,
+                    (k, current) -> (current != null && current.lock == lock) ? current : new Entry(lock, lockName));
             Hold hold = entry.newHold();
             if (hold != null) {
                 if (entry.holds() == 1) {
-                    lock.onLost(cause -> this.events.lost(hold, cause));
+                    lock.onLost(cause -> this.events.lost(hold, entry.lockName, cause));
                 }
                 return hold;
             }
@@ -358,14 +366,17 @@ public final class LockClient implements AutoCloseable {
 
         final BackendLock lock;
 
+        final String lockName;
+
         final Instant acquiredAt = Instant.now();
 
         final long acquiredNanos = System.nanoTime();
 
         private int holds;
 
-        Entry(BackendLock lock) {
+        Entry(BackendLock lock, String lockName) {
             this.lock = lock;
+            this.lockName = lockName;
         }
 
         /** A new hold, or {@code null} if the last hold was already released. */
@@ -449,7 +460,8 @@ public final class LockClient implements AutoCloseable {
                         .get(
                                 LockClient.this.settings.tryTimeout.toNanos() + BACKEND_GRACE.toNanos(),
                                 TimeUnit.NANOSECONDS);
-                LockClient.this.events.renewed(this, Duration.ofNanos(System.nanoTime() - started), null);
+                LockClient.this.events.renewed(
+                        this, this.entry.lockName, Duration.ofNanos(System.nanoTime() - started), null);
                 return toInstant(deadline);
             } catch (InterruptedException ex) {
                 Thread.currentThread().interrupt();
@@ -457,11 +469,13 @@ public final class LockClient implements AutoCloseable {
             } catch (TimeoutException ex) {
                 LockBackendUnavailableException failure = new LockBackendUnavailableException("Lock backend "
                         + LockClient.this.backend.describe() + " did not confirm lock '" + resource() + "' in time");
-                LockClient.this.events.renewed(this, Duration.ofNanos(System.nanoTime() - started), failure);
+                LockClient.this.events.renewed(
+                        this, this.entry.lockName, Duration.ofNanos(System.nanoTime() - started), failure);
                 throw failure;
             } catch (ExecutionException ex) {
                 RuntimeException failure = rethrow(ex.getCause());
-                LockClient.this.events.renewed(this, Duration.ofNanos(System.nanoTime() - started), failure);
+                LockClient.this.events.renewed(
+                        this, this.entry.lockName, Duration.ofNanos(System.nanoTime() - started), failure);
                 throw failure;
             }
         }
@@ -502,8 +516,12 @@ public final class LockClient implements AutoCloseable {
                 return Optional.empty();
             }
             LockClient.this.entries.remove(entryKey(lock.resource(), lock.requestId()), this.entry);
-            LockClient.this.events.released(this, Duration.ofNanos(System.nanoTime() - this.entry.acquiredNanos));
-            return Optional.of(LockClient.this.backend.release(lock));
+            long started = System.nanoTime();
+            Duration held = Duration.ofNanos(started - this.entry.acquiredNanos);
+            CompletableFuture<Boolean> deletion = LockClient.this.backend.release(lock);
+            deletion.whenComplete((deleted, failure) -> LockClient.this.events.released(
+                    this, this.entry.lockName, held, Duration.ofNanos(System.nanoTime() - started)));
+            return Optional.of(deletion);
         }
 
         @Override
@@ -524,7 +542,7 @@ public final class LockClient implements AutoCloseable {
         }
     }
 
-    private record Attempt(AcquireCommand command) {}
+    private record Attempt(AcquireCommand command, String lockName) {}
 
     /** The defaults and bounds of a client, as configured. */
     public static final class Settings {
@@ -633,7 +651,7 @@ public final class LockClient implements AutoCloseable {
 
         private int maxResourceLength = ResourceName.DEFAULT_MAX_LENGTH;
 
-        private LockEventListener events = LockEventListener.NONE;
+        private final List<LockEventListener> listeners = new ArrayList<>();
 
         private Executor callbackExecutor = Runnable::run;
 
@@ -689,9 +707,9 @@ public final class LockClient implements AutoCloseable {
             return this;
         }
 
-        /** Receives lock events, for metrics and audit. */
+        /** Adds a receiver of lock events, for metrics and audit; listeners are called in the order added. */
         public Builder eventListener(LockEventListener listener) {
-            this.events = Objects.requireNonNull(listener, "listener must not be null");
+            this.listeners.add(Objects.requireNonNull(listener, "listener must not be null"));
             return this;
         }
 

@@ -1,31 +1,44 @@
 package dev.fencelock;
 
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
- * Callbacks for what happens to locks of one {@link LockClient}, for metrics and audit. Methods
- * run on the thread that caused the event and must be quick and never throw.
+ * Callbacks for what happens to the locks of one {@link LockClient}, for metrics and audit. They
+ * run on the thread that caused the event, so they must be quick and must never throw.
+ *
+ * <p>{@code lockName} is the bounded name of the lock ({@link LockRequest#lockName()}), or
+ * {@value #UNNAMED} when the request had none. It is safe to use as a metric tag. The resource
+ * itself is not safe as a tag.
  */
 public interface LockEventListener {
+
+    /** The lock name used when a request sets none. */
+    String UNNAMED = "unnamed";
 
     /** A listener that ignores everything. */
     LockEventListener NONE = new LockEventListener() {};
 
-    /** An acquisition attempt is about to start (not called for re-entry). */
-    default void acquiring(ResourceName resource) {}
-
     /** An acquisition succeeded after {@code waited}; {@code reentered} when no store call was made. */
-    default void acquired(LockLease lease, Duration waited, boolean reentered) {}
+    default void acquired(LockLease lease, String lockName, Duration waited, boolean reentered) {}
 
     /** An acquisition ended without the lock. */
-    default void acquireFailed(ResourceName resource, Throwable cause, Duration waited) {}
+    default void acquireFailed(ResourceName resource, String lockName, Throwable cause, Duration waited) {}
 
-    /** The last hold of a lock was released after it was held for {@code held}. */
-    default void released(LockLease lease, Duration held) {}
+    /**
+     * The last hold of a lock was released after it was held for {@code held}; the store call took
+     * {@code took}.
+     */
+    default void released(LockLease lease, String lockName, Duration held, Duration took) {}
 
-    /** A renewal call ended: {@code cause} is {@code null} when it succeeded. */
-    default void renewed(LockLease lease, Duration took, Throwable cause) {}
+    /** A renewal ended: {@code failure} is {@code null} when it succeeded. */
+    default void renewed(LockLease lease, String lockName, Duration took, @Nullable Throwable failure) {}
 
     /** A held lock was lost. */
-    default void lost(LockLease lease, LockLostException cause) {}
+    default void lost(LockLease lease, String lockName, LockLostException cause) {}
+
+    /** Calls every listener in turn, so one that misbehaves cannot stop the others. */
+    static LockEventListener composite(Iterable<? extends LockEventListener> listeners) {
+        return new CompositeLockEventListener(listeners);
+    }
 }

@@ -22,11 +22,14 @@ public final class LockRequest {
 
     private final @Nullable Duration waitTimeout;
 
+    private final @Nullable String lockName;
+
     private LockRequest(Builder builder) {
         this.resource = builder.resource;
         this.requestId = builder.requestId;
         this.leaseTtl = builder.leaseTtl;
         this.waitTimeout = builder.waitTimeout;
+        this.lockName = builder.lockName;
     }
 
     /** A request for {@code resource} with the client's default lease TTL and wait timeout. */
@@ -54,6 +57,11 @@ public final class LockRequest {
         return this.waitTimeout;
     }
 
+    /** The bounded name that metrics and the audit log use for this lock, if one was given. */
+    public @Nullable String lockName() {
+        return this.lockName;
+    }
+
     @Override
     public String toString() {
         return "LockRequest[resource=" + this.resource + ", requestId=" + this.requestId + ", leaseTtl=" + this.leaseTtl
@@ -70,6 +78,8 @@ public final class LockRequest {
         private @Nullable Duration leaseTtl;
 
         private @Nullable Duration waitTimeout;
+
+        private @Nullable String lockName;
 
         private Builder(String resource) {
             this.resource = Objects.requireNonNull(resource, "resource must not be null");
@@ -93,6 +103,16 @@ public final class LockRequest {
         /** How long {@link LockClient#acquire(LockRequest)} waits for a busy lock; zero means try once. */
         public Builder waitTimeout(Duration waitTimeout) {
             this.waitTimeout = Objects.requireNonNull(waitTimeout, "waitTimeout must not be null");
+            return this;
+        }
+
+        /**
+         * A name for this kind of lock in metrics and the audit log, such as the key template
+         * {@code order:{id}}. It must come from a small, fixed set: never put the resolved resource
+         * here, or every order becomes a new time series.
+         */
+        public Builder lockName(String lockName) {
+            this.lockName = Objects.requireNonNull(lockName, "lockName must not be null");
             return this;
         }
 

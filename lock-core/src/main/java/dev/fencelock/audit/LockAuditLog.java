@@ -1,0 +1,98 @@
+package dev.fencelock.audit;
+
+import dev.fencelock.FencingTokenRejectedException;
+import dev.fencelock.LockEventListener;
+import dev.fencelock.LockLease;
+import dev.fencelock.LockLostException;
+import dev.fencelock.ResourceName;
+import java.time.Duration;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes one {@code key=value} line per lock event to the logger {@value #LOGGER_NAME}: acquire,
+ * release, renewal failure, loss, force-release and fencing rejection. Each line names the
+ * resource, lease id, token, instance, outcome and duration. It never includes method arguments
+ * or payloads. Route the logger to its own appender, or use Boot's structured logging, to keep an
+ * audit trail.
+ */
+public final class LockAuditLog implements LockEventListener {
+
+    /** The audit logger's name. */
+    public static final String LOGGER_NAME = "dev.fencelock.audit";
+
+    private static final Logger audit = LoggerFactory.getLogger(LOGGER_NAME);
+
+    private final String instanceId;
+
+    public LockAuditLog(String instanceId) {
+        this.instanceId = instanceId;
+    }
+
+    @Override
+    public void acquired(LockLease lease, String lockName, Duration waited, boolean reentered) {
+        if (!reentered) {
+            log("acquire", "acquired", lease.resource(), lockName, lease.leaseId(), lease.fencingToken(), waited);
+        }
+    }
+
+    @Override
+    public void acquireFailed(ResourceName resource, String lockName, Throwable cause, Duration waited) {
+        log("acquire", cause.getClass().getSimpleName(), resource.value(), lockName, 0, 0, waited);
+    }
+
+    @Override
+    public void released(LockLease lease, String lockName, Duration held, Duration took) {
+        log("release", "released", lease.resource(), lockName, lease.leaseId(), lease.fencingToken(), held);
+    }
+
+    @Override
+    public void renewed(LockLease lease, String lockName, Duration took, @Nullable Throwable failure) {
+        if (failure != null) {
+            log(
+                    "renew",
+                    failure.getClass().getSimpleName(),
+                    lease.resource(),
+                    lockName,
+                    lease.leaseId(),
+                    lease.fencingToken(),
+                    took);
+        }
+    }
+
+    @Override
+    public void lost(LockLease lease, String lockName, LockLostException cause) {
+        log("lost", "lost", lease.resource(), lockName, lease.leaseId(), lease.fencingToken(), Duration.ZERO);
+    }
+
+    /** Records that an operator force-released the current holder of {@code resource}. */
+    public void forceReleased(String resource, long leaseId, long token) {
+        log("force-release", "released", resource, "admin", leaseId, token, Duration.ZERO);
+    }
+
+    /** Records a write the data store refused for a stale fencing token. */
+    public void fencingRejected(FencingTokenRejectedException rejection) {
+        log("fencing", "rejected", rejection.getResource(), "-", 0, rejection.getToken(), Duration.ZERO);
+    }
+
+    private void log(
+            String event, String outcome, String resource, String lockName, long leaseId, long token, Duration took) {
+        if (audit.isInfoEnabled()) {
+            audit.info(
+                    "event={} outcome={} resource=\"{}\" lock=\"{}\" leaseId={} token={} instance=\"{}\" durationMs={}",
+                    event,
+                    outcome,
+                    quoteSafe(resource),
+                    quoteSafe(lockName),
+                    leaseId,
+                    token,
+                    quoteSafe(this.instanceId),
+                    took.toMillis());
+        }
+    }
+
+    private static String quoteSafe(String value) {
+        return value.replace("\\", "\\\\").replace("\"", "\\\"");
+    }
+}

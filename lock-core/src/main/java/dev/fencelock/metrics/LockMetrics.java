@@ -1,0 +1,151 @@
+package dev.fencelock.metrics;
+
+import dev.fencelock.FencingTokenRejectedException;
+import dev.fencelock.LockAcquisitionTimeoutException;
+import dev.fencelock.LockBackendUnavailableException;
+import dev.fencelock.LockClient;
+import dev.fencelock.LockEventListener;
+import dev.fencelock.LockLease;
+import dev.fencelock.LockLostException;
+import dev.fencelock.ResourceName;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.LongTaskTimer;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Micrometer meters for a {@link LockClient}. Names are fixed, because dashboards and alerts
+ * depend on them:
+ *
+ * <ul>
+ *   <li>{@code fencelock.acquire} (timer; tags {@code lock}, {@code outcome} = {@code acquired} |
+ *       {@code timeout} | {@code unavailable} | {@code error})
+ *   <li>{@code fencelock.renew} (timer; tags {@code lock}, {@code outcome} = {@code renewed} |
+ *       {@code lost} | {@code unavailable} | {@code error})
+ *   <li>{@code fencelock.release} (timer of the store call; tag {@code lock})
+ *   <li>{@code fencelock.held} (long task timer; tag {@code lock})
+ *   <li>{@code fencelock.active}, {@code fencelock.waiting} (gauges of this client)
+ *   <li>{@code fencelock.lost}, {@code fencelock.fencing.rejected} (counters; tag {@code lock})
+ * </ul>
+ *
+ * The {@code lock} tag is the request's bounded {@linkplain dev.fencelock.LockRequest#lockName()
+ * lock name}, never the resolved resource, so the number of time series stays small.
+ * Re-entrant acquisitions are not timed: they make no store call.
+ */
+public final class LockMetrics implements LockEventListener {
+
+    private final MeterRegistry registry;
+
+    private final Map<String, LongTaskTimer.Sample> holding = new ConcurrentHashMap<>();
+
+    public LockMetrics(MeterRegistry registry) {
+        this.registry = registry;
+    }
+
+    /** Registers the gauges of {@code client}: how many locks it holds and how many attempts wait. */
+    public void bindGauges(LockClient client) {
+        Gauge.builder("fencelock.active", client, LockClient::heldCount)
+                .description("Locks this instance holds")
+                .register(this.registry);
+        Gauge.builder("fencelock.waiting", client, LockClient::waitingCount)
+                .description("Acquisitions of this instance waiting or in flight")
+                .register(this.registry);
+    }
+
+    @Override
+    public void acquired(LockLease lease, String lockName, Duration waited, boolean reentered) {
+        if (reentered) {
+            return;
+        }
+        acquireTimer(lockName, "acquired").record(waited);
+        LongTaskTimer.Sample sample = LongTaskTimer.builder("fencelock.held")
+                .description("Locks held, and for how long")
+                .tag("lock", lockName)
+                .register(this.registry)
+                .start();
+        LongTaskTimer.Sample previous = this.holding.put(key(lease), sample);
+        if (previous != null) {
+            previous.stop();
+        }
+    }
+
+    @Override
+    public void acquireFailed(ResourceName resource, String lockName, Throwable cause, Duration waited) {
+        acquireTimer(lockName, outcomeOf(cause)).record(waited);
+    }
+
+    @Override
+    public void released(LockLease lease, String lockName, Duration held, Duration took) {
+        stopHolding(lease);
+        Timer.builder("fencelock.release")
+                .description("Time to delete a released lock from the store")
+                .tag("lock", lockName)
+                .register(this.registry)
+                .record(took);
+    }
+
+    @Override
+    public void renewed(LockLease lease, String lockName, Duration took, @Nullable Throwable failure) {
+        String outcome =
+                (failure == null) ? "renewed" : (failure instanceof LockLostException) ? "lost" : outcomeOf(failure);
+        Timer.builder("fencelock.renew")
+                .description("Explicit lock renewals")
+                .tag("lock", lockName)
+                .tag("outcome", outcome)
+                .register(this.registry)
+                .record(took);
+    }
+
+    @Override
+    public void lost(LockLease lease, String lockName, LockLostException cause) {
+        stopHolding(lease);
+        Counter.builder("fencelock.lost")
+                .description("Locks lost while held")
+                .tag("lock", lockName)
+                .register(this.registry)
+                .increment();
+    }
+
+    /** Counts a write the data store refused because a newer holder had already written. */
+    public void fencingRejected(String lockName, FencingTokenRejectedException rejection) {
+        Counter.builder("fencelock.fencing.rejected")
+                .description("Writes refused by the data store because their fencing token was stale")
+                .tag("lock", lockName)
+                .register(this.registry)
+                .increment();
+    }
+
+    private Timer acquireTimer(String lockName, String outcome) {
+        return Timer.builder("fencelock.acquire")
+                .description("Lock acquisitions, including the time spent waiting")
+                .tag("lock", lockName)
+                .tag("outcome", outcome)
+                .register(this.registry);
+    }
+
+    private void stopHolding(LockLease lease) {
+        LongTaskTimer.Sample sample = this.holding.remove(key(lease));
+        if (sample != null) {
+            sample.stop();
+        }
+    }
+
+    private static String key(LockLease lease) {
+        return lease.resource() + '\u0000' + lease.requestId();
+    }
+
+    private static String outcomeOf(Throwable cause) {
+        if (cause instanceof LockAcquisitionTimeoutException) {
+            return "timeout";
+        }
+        if (cause instanceof LockBackendUnavailableException) {
+            return "unavailable";
+        }
+        return "error";
+    }
+}

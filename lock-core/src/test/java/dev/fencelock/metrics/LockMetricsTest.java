@@ -1,0 +1,138 @@
+package dev.fencelock.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import dev.fencelock.LockAcquisitionTimeoutException;
+import dev.fencelock.LockClient;
+import dev.fencelock.LockLease;
+import dev.fencelock.LockRequest;
+import dev.fencelock.audit.LockAuditLog;
+import dev.fencelock.memory.InMemoryLockBackend;
+import dev.fencelock.memory.InMemoryLockStore;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+class LockMetricsTest {
+
+    private final InMemoryLockStore store = new InMemoryLockStore();
+
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+    private final ListAppender<ILoggingEvent> auditLines = new ListAppender<>();
+
+    private LockClient client;
+
+    private LockClient other;
+
+    @BeforeEach
+    void createClients() {
+        LockMetrics metrics = new LockMetrics(this.registry);
+        this.client = LockClient.builder(InMemoryLockBackend.sharing(this.store))
+                .eventListener(metrics)
+                .eventListener(new LockAuditLog("test-instance"))
+                .build();
+        metrics.bindGauges(this.client);
+        this.other = LockClient.builder(InMemoryLockBackend.sharing(this.store)).build();
+        this.auditLines.start();
+        ((Logger) LoggerFactory.getLogger(LockAuditLog.LOGGER_NAME)).addAppender(this.auditLines);
+    }
+
+    @AfterEach
+    void close() {
+        ((Logger) LoggerFactory.getLogger(LockAuditLog.LOGGER_NAME)).detachAppender(this.auditLines);
+        this.client.close();
+        this.other.close();
+        this.store.close();
+    }
+
+    @Test
+    void acquireAndReleaseAreTimedUnderTheLockNameNotTheResource() {
+        LockLease lease = this.client.acquire(
+                LockRequest.builder("order:42").lockName("order").build());
+        assertThat(this.registry
+                        .get("fencelock.acquire")
+                        .tags("lock", "order", "outcome", "acquired")
+                        .timer()
+                        .count())
+                .isEqualTo(1);
+        assertThat(this.registry
+                        .get("fencelock.held")
+                        .tag("lock", "order")
+                        .longTaskTimer()
+                        .activeTasks())
+                .isEqualTo(1);
+        assertThat(this.registry.get("fencelock.active").gauge().value()).isEqualTo(1.0);
+        lease.release();
+        assertThat(this.registry
+                        .get("fencelock.release")
+                        .tag("lock", "order")
+                        .timer()
+                        .count())
+                .isEqualTo(1);
+        assertThat(this.registry
+                        .get("fencelock.held")
+                        .tag("lock", "order")
+                        .longTaskTimer()
+                        .activeTasks())
+                .isZero();
+        assertThat(this.registry.get("fencelock.active").gauge().value()).isZero();
+        assertThat(this.registry.getMeters())
+                .noneMatch(meter -> meter.getId().getTags().stream()
+                        .anyMatch(tag -> tag.getValue().contains("42")));
+    }
+
+    @Test
+    void timeoutsAreCountedWithTheirOutcome() {
+        LockLease held = this.other.acquire(LockRequest.of("busy"));
+        assertThatThrownBy(() -> this.client.acquire(LockRequest.builder("busy")
+                        .waitTimeout(Duration.ofMillis(100))
+                        .build()))
+                .isInstanceOf(LockAcquisitionTimeoutException.class);
+        assertThat(this.registry
+                        .get("fencelock.acquire")
+                        .tags("lock", "unnamed", "outcome", "timeout")
+                        .timer()
+                        .count())
+                .isEqualTo(1);
+        assertThat(this.registry.get("fencelock.waiting").gauge().value()).isZero();
+        held.release();
+    }
+
+    @Test
+    void lostLocksAreCountedAndAudited() {
+        LockLease lease = this.client.acquire(LockRequest.builder("fragile")
+                .leaseTtl(Duration.ofSeconds(1))
+                .lockName("fragile")
+                .build());
+        ((InMemoryLockBackend) this.client.backend()).pauseRenewals();
+        await().atMost(Duration.ofSeconds(5)).until(() -> !lease.isValid());
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> this.registry
+                                .find("fencelock.lost")
+                                .tag("lock", "fragile")
+                                .counter()
+                        != null);
+        assertThat(this.registry
+                        .get("fencelock.lost")
+                        .tag("lock", "fragile")
+                        .counter()
+                        .count())
+                .isEqualTo(1.0);
+        assertThat(this.auditLines.list)
+                .extracting(ILoggingEvent::getFormattedMessage)
+                .anySatisfy(line -> assertThat(line)
+                        .startsWith("event=acquire outcome=acquired resource=\"fragile\" lock=\"fragile\"")
+                        .contains("token=" + lease.fencingToken())
+                        .contains("instance=\"test-instance\""))
+                .anySatisfy(line -> assertThat(line).startsWith("event=lost outcome=lost resource=\"fragile\""));
+    }
+}
