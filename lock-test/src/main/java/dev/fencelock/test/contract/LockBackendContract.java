@@ -79,9 +79,17 @@ public abstract class LockBackendContract {
 
     @AfterEach
     void closeClients() {
+        beforeClientsClose();
         this.clients.forEach(LockClient::close);
         this.clients.clear();
+        afterClientsClosed();
     }
+
+    /** Runs before the test's clients close; undo faults here so they can release their leases. */
+    protected void beforeClientsClose() {}
+
+    /** Runs after the test's clients closed; stop per-test infrastructure here. */
+    protected void afterClientsClosed() {}
 
     protected final LockClient client() {
         return client(builder -> {});

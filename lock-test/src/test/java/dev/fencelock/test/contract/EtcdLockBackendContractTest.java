@@ -14,7 +14,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -47,8 +46,14 @@ class EtcdLockBackendContractTest extends LockBackendContract {
         observer.close();
     }
 
-    @AfterEach
-    void closeProxies() {
+    @Override
+    protected void beforeClientsClose() {
+        // Frozen clients get their connection back, so closing revokes their leases at once.
+        this.proxies.values().forEach(FaultProxy::restore);
+    }
+
+    @Override
+    protected void afterClientsClosed() {
         this.proxies.values().forEach(FaultProxy::close);
         this.proxies.clear();
     }
