@@ -292,7 +292,7 @@ public final class LockClient implements AutoCloseable {
             if (!result.complete(hold)) {
                 // The caller gave up while the store granted the lock: hand it straight back, without
                 // blocking this callback thread.
-                hold.releaseAsync();
+                hold.giveUp();
             }
         });
         result.whenComplete((lease, failure) -> {
@@ -482,7 +482,7 @@ public final class LockClient implements AutoCloseable {
 
         @Override
         public boolean release() {
-            Optional<CompletableFuture<Boolean>> deletion = releaseAsync();
+            Optional<CompletableFuture<Boolean>> deletion = giveUp();
             if (deletion.isEmpty()) {
                 return this.releasedValid;
             }
@@ -505,7 +505,7 @@ public final class LockClient implements AutoCloseable {
          * Gives this hold up without waiting for the store: returns the pending deletion when this
          * was the last hold, or nothing when other holds remain or it was already released.
          */
-        Optional<CompletableFuture<Boolean>> releaseAsync() {
+        Optional<CompletableFuture<Boolean>> giveUp() {
             if (!this.released.compareAndSet(false, true)) {
                 this.releasedValid = false;
                 return Optional.empty();
@@ -522,6 +522,14 @@ public final class LockClient implements AutoCloseable {
             deletion.whenComplete((deleted, failure) -> LockClient.this.events.released(
                     this, this.entry.lockName, held, Duration.ofNanos(System.nanoTime() - started)));
             return Optional.of(deletion);
+        }
+
+        @Override
+        public CompletableFuture<Boolean> releaseAsync() {
+            Optional<CompletableFuture<Boolean>> deletion = giveUp();
+            boolean valid = this.releasedValid;
+            return deletion.map(future -> future.handle((deleted, failure) -> valid))
+                    .orElseGet(() -> CompletableFuture.completedFuture(valid));
         }
 
         @Override

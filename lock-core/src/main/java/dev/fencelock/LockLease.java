@@ -1,6 +1,7 @@
 package dev.fencelock;
 
 import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 /**
@@ -59,6 +60,15 @@ public interface LockLease extends AutoCloseable {
      *     released or the lock had been lost
      */
     boolean release();
+
+    /**
+     * Gives this hold up at once and deletes the lock from the store in the background. A late
+     * delete never breaks safety: the lock stays held a little longer, never shorter.
+     *
+     * @return completes with what {@link #release()} would have returned, once the store answered
+     *     (or the background retry took over)
+     */
+    CompletableFuture<Boolean> releaseAsync();
 
     /**
      * Runs {@code listener} once if the lock is lost while held (not after a normal release). If

@@ -127,6 +127,22 @@ public abstract class LockBackendContract {
     }
 
     @Test
+    void asynchronousReleaseFreesTheLockOnceItCompletes() throws Exception {
+        LockClient a = client();
+        LockClient b = client();
+        String resource = resource("async");
+        LockLease lease = a.acquire(LockRequest.of(resource));
+        CompletableFuture<Boolean> released = lease.releaseAsync();
+        assertThat(lease.isValid()).isFalse();
+        assertThat(released.get(patience().toSeconds(), TimeUnit.SECONDS)).isTrue();
+        assertThat(lease.releaseAsync().get(patience().toSeconds(), TimeUnit.SECONDS))
+                .isFalse();
+        Optional<LockLease> next = b.tryAcquire(resource);
+        assertThat(next).isPresent();
+        next.get().release();
+    }
+
+    @Test
     void mutualExclusionHoldsUnderConcurrentIncrements() throws Exception {
         List<LockClient> contenders = List.of(client(), client());
         String resource = resource("counter");
