@@ -6,8 +6,10 @@ import dev.fencelock.LockException;
 import dev.fencelock.LockLostException;
 import dev.fencelock.ResourceName;
 import dev.fencelock.spi.AcquireCommand;
+import dev.fencelock.spi.BackendHealth;
 import dev.fencelock.spi.BackendLock;
 import dev.fencelock.spi.LockBackend;
+import dev.fencelock.spi.QueueEntry;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
@@ -833,6 +835,127 @@ public final class EtcdLockBackend implements LockBackend {
             this.byPredecessor.values().forEach(set -> set.forEach(Attempt::predecessorDeleted));
             this.byPredecessor.clear();
         }
+    }
+
+    // ---------------------------------------------------------------- operations
+
+    @Override
+    public CompletableFuture<BackendHealth> health(Duration timeout) {
+        Map<String, Object> details = new ConcurrentHashMap<>();
+        details.put("endpoints", this.endpoints);
+        details.put("namespace", this.keys.namespace());
+        CompletableFuture<Boolean> quorum = timed(
+                        this.client
+                                .getKVClient()
+                                .get(
+                                        bytes(this.keys.namespace() + "/health"),
+                                        GetOption.builder().withCountOnly(true).build()),
+                        "a health read",
+                        timeout)
+                .handle((response, failure) -> {
+                    if (failure != null) {
+                        details.put(
+                                "error", unavailable("a health read", failure).getMessage());
+                    }
+                    return failure == null;
+                });
+        CompletableFuture<Void> members = timed(this.client.getClusterClient().listMember(), "listing members", timeout)
+                .thenAccept(response -> {
+                    List<String> names = new ArrayList<>();
+                    response.getMembers().forEach(member -> names.add(member.getName()));
+                    details.put("members", names);
+                    details.put("memberCount", names.size());
+                })
+                .exceptionally(failure -> null);
+        CompletableFuture<Void> leader =
+                leaderOf(timeout).thenAccept(id -> details.put("leaderId", id)).exceptionally(failure -> null);
+        return CompletableFuture.allOf(quorum, members, leader).thenApply(ignored -> {
+            details.put("sessions", sessions());
+            details.put("heldLocks", this.held.size());
+            return new BackendHealth(quorum.join(), details);
+        });
+    }
+
+    /** The leader's member id as one endpoint reports it, in hex as etcd prints it. */
+    private CompletableFuture<String> leaderOf(Duration timeout) {
+        CompletableFuture<String> result = new CompletableFuture<>();
+        AtomicFailures failures = new AtomicFailures(this.endpoints.size());
+        for (String endpoint : this.endpoints) {
+            timed(this.client.getMaintenanceClient().statusMember(endpoint), "reading status", timeout)
+                    .whenComplete((status, failure) -> {
+                        if (failure == null && status.getLeader() != 0) {
+                            result.complete(Long.toHexString(status.getLeader()));
+                        } else if (failures.failedAll()) {
+                            result.completeExceptionally(
+                                    new LockBackendUnavailableException("no endpoint knows a leader"));
+                        }
+                    });
+        }
+        return result;
+    }
+
+    /** Counts failed answers; true once all of them failed. */
+    private static final class AtomicFailures {
+
+        private final java.util.concurrent.atomic.AtomicInteger left;
+
+        AtomicFailures(int total) {
+            this.left = new java.util.concurrent.atomic.AtomicInteger(total);
+        }
+
+        boolean failedAll() {
+            return this.left.decrementAndGet() == 0;
+        }
+    }
+
+    @Override
+    public CompletableFuture<List<QueueEntry>> queue(ResourceName resource) {
+        return timed(
+                        this.client
+                                .getKVClient()
+                                .get(
+                                        bytes(this.keys.resourcePrefix(resource)),
+                                        GetOption.builder()
+                                                .isPrefix(true)
+                                                .withSortField(GetOption.SortTarget.CREATE)
+                                                .withSortOrder(GetOption.SortOrder.ASCEND)
+                                                .build()),
+                        "reading the queue of '" + resource + "'")
+                .thenApply(response -> {
+                    List<QueueEntry> entries = new ArrayList<>();
+                    for (KeyValue kv : response.getKvs()) {
+                        String key = kv.getKey().toString(StandardCharsets.UTF_8);
+                        entries.add(new QueueEntry(
+                                this.keys.requestIdOf(key),
+                                kv.getLease(),
+                                kv.getCreateRevision(),
+                                kv.getValue().toString(StandardCharsets.UTF_8)));
+                    }
+                    return entries;
+                });
+    }
+
+    @Override
+    public CompletableFuture<java.util.Optional<QueueEntry>> forceRelease(ResourceName resource) {
+        return queue(resource).thenCompose(entries -> {
+            if (entries.isEmpty()) {
+                return CompletableFuture.completedFuture(java.util.Optional.<QueueEntry>empty());
+            }
+            QueueEntry holder = entries.get(0);
+            String key = this.keys.key(resource, holder.requestId());
+            return deleteGuarded(key, holder.fencingToken()).thenApply(deleted -> {
+                if (!deleted) {
+                    return java.util.Optional.<QueueEntry>empty();
+                }
+                EtcdLock local = this.held.remove(key);
+                if (local != null) {
+                    local.session.locks.remove(local);
+                    local.markLost(new LockLostException("Lock '" + resource + "' (token " + holder.fencingToken()
+                            + ") was force-released by an operator"));
+                }
+                return java.util.Optional.of(holder);
+            });
+        });
     }
 
     // ---------------------------------------------------------------- plumbing

@@ -6,10 +6,15 @@ import dev.fencelock.LockException;
 import dev.fencelock.LockLostException;
 import dev.fencelock.ResourceName;
 import dev.fencelock.spi.AcquireCommand;
+import dev.fencelock.spi.BackendHealth;
 import dev.fencelock.spi.BackendLock;
 import dev.fencelock.spi.LockBackend;
+import dev.fencelock.spi.QueueEntry;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -161,6 +166,34 @@ public final class InMemoryLockBackend implements LockBackend {
         this.held.remove(memoryLock.key, memoryLock);
         memoryLock.session.locks.remove(memoryLock);
         return CompletableFuture.completedFuture(this.store.delete(memoryLock.key));
+    }
+
+    @Override
+    public CompletableFuture<BackendHealth> health(Duration timeout) {
+        return CompletableFuture.completedFuture(
+                new BackendHealth(true, Map.of("backend", "in-memory", "heldLocks", this.held.size())));
+    }
+
+    @Override
+    public CompletableFuture<List<QueueEntry>> queue(ResourceName resource) {
+        List<QueueEntry> entries = new ArrayList<>();
+        for (InMemoryLockStore.Key key : this.store.entriesOf(resource.value())) {
+            entries.add(new QueueEntry(key.requestId, key.leaseId, key.createRevision, "in-memory"));
+        }
+        return CompletableFuture.completedFuture(entries);
+    }
+
+    @Override
+    public CompletableFuture<Optional<QueueEntry>> forceRelease(ResourceName resource) {
+        for (InMemoryLockStore.Key key : this.store.entriesOf(resource.value())) {
+            // The store tells the holder's backend through its deletion callback.
+            if (this.store.forceDelete(key)) {
+                return CompletableFuture.completedFuture(
+                        Optional.of(new QueueEntry(key.requestId, key.leaseId, key.createRevision, "in-memory")));
+            }
+            break;
+        }
+        return CompletableFuture.completedFuture(Optional.empty());
     }
 
     @Override

@@ -159,6 +159,17 @@ public final class InMemoryLockStore implements AutoCloseable {
         key.onDeleted = callback;
     }
 
+    /** Deletes {@code key} as an operator would, telling its holder; returns whether it existed. */
+    boolean forceDelete(Key key) {
+        List<Runnable> effects = new ArrayList<>();
+        boolean deleted;
+        synchronized (this) {
+            deleted = deleteLocked(key, "force-released by an operator", effects);
+        }
+        effects.forEach(Runnable::run);
+        return deleted;
+    }
+
     /** Deletes {@code key} if it still exists; returns whether it did. */
     boolean delete(Key key) {
         List<Runnable> effects = new ArrayList<>();
@@ -179,6 +190,12 @@ public final class InMemoryLockStore implements AutoCloseable {
             queue.values().forEach(key -> ids.add(key.requestId));
         }
         return ids;
+    }
+
+    /** The keys of {@code resource}, oldest (the holder) first. */
+    synchronized List<Key> entriesOf(String resource) {
+        TreeMap<Long, Key> queue = this.resources.get(resource);
+        return (queue != null) ? new ArrayList<>(queue.values()) : List.of();
     }
 
     /** Number of keys in the store, for tests. */

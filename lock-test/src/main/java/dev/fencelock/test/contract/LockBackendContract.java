@@ -11,6 +11,9 @@ import dev.fencelock.LockLease;
 import dev.fencelock.LockLostException;
 import dev.fencelock.LockQueueFullException;
 import dev.fencelock.LockRequest;
+import dev.fencelock.ResourceName;
+import dev.fencelock.spi.BackendHealth;
+import dev.fencelock.spi.QueueEntry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -140,6 +143,42 @@ public abstract class LockBackendContract {
         Optional<LockLease> next = b.tryAcquire(resource);
         assertThat(next).isPresent();
         next.get().release();
+    }
+
+    @Test
+    void theQueueShowsTheHolderFirstAndAForceReleaseHandsTheLockOn() throws Exception {
+        LockClient holder = client();
+        LockClient waiter = client();
+        LockClient operator = client();
+        String resource = resource("admin");
+        ResourceName name = ResourceName.of(resource, ResourceName.DEFAULT_MAX_LENGTH);
+        LockLease held = holder.acquire(
+                LockRequest.builder(resource).requestId("holder-1").build());
+        CompletableFuture<LockLease> next = waiter.acquireAsync(LockRequest.builder(resource)
+                .requestId("waiter-1")
+                .waitTimeout(patience())
+                .build());
+        await().atMost(patience()).until(() -> keysOf(resource) == 2);
+        List<QueueEntry> queue = operator.backend().queue(name).get(patience().toSeconds(), TimeUnit.SECONDS);
+        assertThat(queue).extracting(QueueEntry::requestId).containsExactly("holder-1", "waiter-1");
+        assertThat(queue.get(0).fencingToken()).isEqualTo(held.fencingToken());
+
+        Optional<QueueEntry> removed =
+                operator.backend().forceRelease(name).get(patience().toSeconds(), TimeUnit.SECONDS);
+        assertThat(removed).map(QueueEntry::requestId).contains("holder-1");
+        LockLease successor = next.get(patience().toSeconds(), TimeUnit.SECONDS);
+        assertThat(successor.fencingToken()).isGreaterThan(held.fencingToken());
+        // The old holder finds out at its next renewal at the latest.
+        assertThatThrownBy(held::renew).isInstanceOf(LockLostException.class);
+        assertThat(held.isValid()).isFalse();
+        successor.release();
+    }
+
+    @Test
+    void healthIsUpWhileTheStoreAnswers() throws Exception {
+        BackendHealth health =
+                client().backend().health(Duration.ofSeconds(5)).get(patience().toSeconds(), TimeUnit.SECONDS);
+        assertThat(health.up()).isTrue();
     }
 
     @Test

@@ -10,6 +10,7 @@ import dev.fencelock.LockException;
 import dev.fencelock.LockLease;
 import dev.fencelock.LockRequest;
 import dev.fencelock.etcd.EtcdLockBackend;
+import dev.fencelock.spi.BackendHealth;
 import dev.fencelock.test.etcd.EtcdCluster;
 import dev.fencelock.test.etcd.EtcdMember;
 import dev.fencelock.test.fault.FaultProxy;
@@ -164,6 +165,30 @@ class EtcdFaultTest {
             assertThat(observer.keysOf("blocked")).hasSize(1);
             after.release();
         }
+    }
+
+    @Test
+    void healthIsDownWithinItsTimeoutWithoutAMajorityAndUpAgainAfter() throws Exception {
+        LockClient client = client(this.cluster.endpoints());
+        Duration timeout = Duration.ofSeconds(1);
+        BackendHealth up = client.backend().health(timeout).get(5, TimeUnit.SECONDS);
+        assertThat(up.up()).isTrue();
+        assertThat(up.details()).containsEntry("memberCount", 3).containsKey("leaderId");
+
+        List<EtcdMember> frozen = List.of(this.cluster.member(0), this.cluster.member(1));
+        frozen.forEach(EtcdMember::pause);
+        long started = System.nanoTime();
+        BackendHealth down = client.backend().health(timeout).get(5, TimeUnit.SECONDS);
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(3));
+        assertThat(down.up()).isFalse();
+        assertThat(down.details()).containsKey("error");
+
+        frozen.forEach(EtcdMember::resume);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> client.backend()
+                        .health(timeout)
+                        .get(5, TimeUnit.SECONDS)
+                        .up());
     }
 
     @Test
