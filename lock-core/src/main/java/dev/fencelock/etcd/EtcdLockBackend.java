@@ -330,12 +330,7 @@ public final class EtcdLockBackend implements LockBackend {
                 failAfterCleanup(new LockAcquisitionTimeoutException(
                         "Lock '" + this.command.resource() + "' is held by someone else"));
             } else {
-                ResourceWatch shared = watches.compute(
-                        this.prefix,
-                        (p, existingWatch) -> (existingWatch != null && existingWatch.subscribe(this))
-                                ? existingWatch
-                                : new ResourceWatch(p, this));
-                this.watch = shared;
+                ResourceWatch shared = joinWatch();
                 if (!shared.ready.isDone()) {
                     // Read now for speed, and again once the watch is confirmed, so a deletion in between is seen.
                     checkPredecessor();
@@ -385,11 +380,23 @@ public final class EtcdLockBackend implements LockBackend {
                 }
                 String predecessorKey = predecessor.get(0).getKey().toString(StandardCharsets.UTF_8);
                 ResourceWatch shared = this.watch;
-                if (shared != null) {
-                    shared.awaitDelete(predecessorKey, this);
+                if (shared == null || shared.isClosed()) {
+                    // The shared watch failed (e.g. its member lost the leader): join or start a new one.
+                    shared = joinWatch();
                 }
+                shared.awaitDelete(predecessorKey, this);
                 scheduleRecheck();
             });
+        }
+
+        /** Subscribes to the resource's shared watch, starting one if there is none. */
+        private ResourceWatch joinWatch() {
+            ResourceWatch shared = watches.compute(
+                    this.prefix,
+                    (p, existing) ->
+                            (existing != null && existing.subscribe(this)) ? existing : new ResourceWatch(p, this));
+            this.watch = shared;
+            return shared;
         }
 
         private void scheduleRecheck() {
@@ -651,26 +658,46 @@ public final class EtcdLockBackend implements LockBackend {
         }
         // Jitter spreads the keep-alives of many clients started together.
         long jitter = (long) (delayNanos * 0.1 * (ThreadLocalRandom.current().nextDouble() - 0.5));
-        session.keepAliveTask =
-                this.scheduler.schedule(() -> keepAlive(session), delayNanos + jitter, TimeUnit.NANOSECONDS);
+        session.keepAliveTask = this.scheduler.schedule(
+                () -> {
+                    // The cadence does not wait for answers: a slow answer must not delay the next try.
+                    scheduleKeepAlive(session, session.keepAlivePeriodNanos());
+                    sendKeepAlive(session);
+                },
+                delayNanos + jitter,
+                TimeUnit.NANOSECONDS);
     }
 
-    private void keepAlive(SessionLease session) {
+    private void sendKeepAlive(SessionLease session) {
+        if (this.closed || session.isExpired()) {
+            return;
+        }
         long sent = System.nanoTime();
-        long period = session.keepAlivePeriodNanos();
-        Duration timeout = Duration.ofNanos(Math.min(this.requestTimeout.toNanos(), period));
+        // An answer helps for as long as the lease may still be alive, so wait that long for it.
+        Duration timeout = Duration.ofNanos(Math.max(
+                session.keepAlivePeriodNanos(),
+                Math.min(this.requestTimeout.toNanos(), TimeUnit.SECONDS.toNanos(session.ttlSeconds))));
         timed(this.client.getLeaseClient().keepAliveOnce(session.leaseId), "keeping lease alive", timeout)
                 .whenComplete((response, failure) -> {
                     if (failure != null) {
                         logger.debug("Keep-alive of lease {} failed: {}", session.leaseId, failure.toString());
-                        // Retry soon: the local deadline, not this failure, decides when locks are lost.
-                        scheduleKeepAlive(session, Math.min(period, TimeUnit.MILLISECONDS.toNanos(500)));
+                        // Retry soon, unless a later keep-alive already succeeded: the local deadline,
+                        // not this failure, decides when locks are lost.
+                        if (!session.confirmedSince(sent)) {
+                            this.scheduler.schedule(
+                                    () -> {
+                                        if (!session.confirmedSince(sent)) {
+                                            sendKeepAlive(session);
+                                        }
+                                    },
+                                    500,
+                                    TimeUnit.MILLISECONDS);
+                        }
                     } else if (response.getTTL() <= 0) {
                         expireSession(session, "etcd reports lease " + session.leaseId + " expired");
                     } else {
                         session.confirmed(sent, response.getTTL());
                         scheduleDeadline(session);
-                        scheduleKeepAlive(session, period);
                     }
                 });
     }
@@ -767,6 +794,10 @@ public final class EtcdLockBackend implements LockBackend {
                     .watch(bytes(prefix), option, Watch.listener(this::onResponse, this::onError, () -> {}));
             // If etcd does not confirm in time, go on: the waiters' periodic re-check still covers them.
             scheduler.schedule(() -> this.ready.complete(null), requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        }
+
+        synchronized boolean isClosed() {
+            return this.closed;
         }
 
         synchronized boolean subscribe(Attempt attempt) {

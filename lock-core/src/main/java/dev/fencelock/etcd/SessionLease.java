@@ -27,6 +27,8 @@ final class SessionLease {
 
     private volatile boolean expired;
 
+    private volatile long lastConfirmedSentNanos;
+
     final Set<EtcdLock> locks = ConcurrentHashMap.newKeySet();
 
     volatile @Nullable ScheduledFuture<?> keepAliveTask;
@@ -39,6 +41,7 @@ final class SessionLease {
         long ttlNanos = TimeUnit.SECONDS.toNanos(Math.min(ttlSeconds, grantedTtlSeconds));
         this.validityNanos = ttlNanos - safetyMargin(ttlNanos);
         this.validUntilNanos = sentNanos + this.validityNanos;
+        this.lastConfirmedSentNanos = sentNanos;
     }
 
     /** A tenth of the TTL, at least 100 ms: room for clock-rate drift and scheduling delay. */
@@ -54,10 +57,18 @@ final class SessionLease {
         return this.expired || System.nanoTime() - this.validUntilNanos >= 0;
     }
 
+    /** Whether a keep-alive sent after {@code sentNanos} was confirmed. */
+    boolean confirmedSince(long sentNanos) {
+        return this.lastConfirmedSentNanos - sentNanos > 0;
+    }
+
     /** Records a keep-alive sent at {@code sentNanos} that etcd answered with a live TTL. */
     synchronized void confirmed(long sentNanos, long remainingTtlSeconds) {
         if (this.expired) {
             return;
+        }
+        if (sentNanos - this.lastConfirmedSentNanos > 0) {
+            this.lastConfirmedSentNanos = sentNanos;
         }
         long validity = Math.min(this.validityNanos, TimeUnit.SECONDS.toNanos(remainingTtlSeconds));
         long candidate = sentNanos + validity;
