@@ -1,0 +1,257 @@
+package dev.fencelock.jdbc;
+
+import dev.fencelock.LockException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Locale;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How one database family stores a fence: the DDL of the fence table and the conditional upsert
+ * that advances a resource's highest accepted token.
+ *
+ * <p>Every dialect's upsert inserts the row when the resource has none and otherwise replaces the
+ * token only when the stored token is lower or equal (equal: one holder writes many times). It
+ * takes the row's write lock, which it keeps until the transaction ends, so a competing writer of
+ * the same resource waits for the commit and then compares against what was committed. Why each
+ * statement is race-free is explained on the constant.
+ *
+ * <p>Column lengths count characters (code points), except on H2, which counts UTF-16 units.
+ *
+ * <p>The fence table, for any dialect:
+ *
+ * <pre>
+ * resource   VARCHAR(n) PRIMARY KEY  -- the lock's resource name, case- and accent-sensitive
+ * token      BIGINT NOT NULL         -- the highest fencing token accepted so far
+ * updated_at TIMESTAMP NOT NULL      -- when that token was (last) presented, for operators
+ * </pre>
+ */
+public enum FenceDialect {
+
+    /**
+     * PostgreSQL: one {@code INSERT … ON CONFLICT (resource) DO UPDATE … WHERE stored <= new}.
+     * {@code ON CONFLICT DO UPDATE} locks the conflicting row even when its {@code WHERE} is false,
+     * and a waiter re-evaluates the {@code WHERE} against the committed row version (READ
+     * COMMITTED) or fails with a serialization error (REPEATABLE READ and above), so the update
+     * count is the verdict: 1 accepted, 0 refused.
+     */
+    POSTGRESQL("PostgreSQL") {
+        @Override
+        public String createTableSql(FenceTable table) {
+            return "CREATE TABLE IF NOT EXISTS " + table + " (resource VARCHAR(" + table.resourceLength()
+                    + ") NOT NULL PRIMARY KEY, token BIGINT NOT NULL, updated_at TIMESTAMP NOT NULL)";
+        }
+
+        @Override
+        public String upsertSql(FenceTable table) {
+            return "INSERT INTO " + table + " AS f (resource, token, updated_at) VALUES (?, ?, LOCALTIMESTAMP)"
+                    + " ON CONFLICT (resource) DO UPDATE SET token = EXCLUDED.token, updated_at = EXCLUDED.updated_at"
+                    + " WHERE f.token <= EXCLUDED.token";
+        }
+
+        @Override
+        boolean isMissingTable(SQLException ex) {
+            return "42P01".equals(ex.getSQLState());
+        }
+    },
+
+    /**
+     * MariaDB and MySQL: {@code INSERT … ON DUPLICATE KEY UPDATE} keeping the larger token, then
+     * {@code SELECT token … FOR UPDATE} on the same row.
+     *
+     * <p>The update count cannot be the verdict here: the server reports 0 affected rows when an
+     * accepted equal token changes nothing, and drivers differ in whether they report found rows
+     * (MySQL Connector/J's default, where a refused row also counts 1) or affected rows (MariaDB
+     * Connector/J 3). The read that follows is still race-free: the upsert already holds the row's
+     * exclusive lock until commit, so nobody can change the row in between, and a locking read
+     * sees the latest committed version rather than the transaction's REPEATABLE READ snapshot
+     * (which may predate a newer holder's commit). Accepted means the stored token is now ours.
+     *
+     * <p>The resource column uses {@code utf8mb4_bin}, because the server's usual case-insensitive
+     * collation would make {@code Order:1} and {@code order:1} share one fence.
+     */
+    MARIADB("MariaDB/MySQL") {
+        @Override
+        public String createTableSql(FenceTable table) {
+            // DATETIME, not TIMESTAMP: no implicit ON UPDATE/DEFAULT rules and no year-2038 limit.
+            return "CREATE TABLE IF NOT EXISTS " + table + " (resource VARCHAR(" + table.resourceLength()
+                    + ") CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL PRIMARY KEY,"
+                    + " token BIGINT NOT NULL, updated_at DATETIME(6) NOT NULL) ENGINE=InnoDB";
+        }
+
+        @Override
+        public String upsertSql(FenceTable table) {
+            // Assignments run left to right, so updated_at must compare against the old token.
+            return "INSERT INTO " + table + " (resource, token, updated_at) VALUES (?, ?, CURRENT_TIMESTAMP(6))"
+                    + " ON DUPLICATE KEY UPDATE"
+                    + " updated_at = IF(token <= VALUES(token), VALUES(updated_at), updated_at),"
+                    + " token = IF(token <= VALUES(token), VALUES(token), token)";
+        }
+
+        @Override
+        Verdict advance(Connection connection, FenceTable table, String resource, long token) throws SQLException {
+            upsert(connection, table, resource, token);
+            Long stored =
+                    readToken(connection, "SELECT token FROM " + table + " WHERE resource = ? FOR UPDATE", resource);
+            return (stored != null && stored == token) ? Verdict.ACCEPTED : new Verdict(false, stored);
+        }
+
+        @Override
+        boolean isMissingTable(SQLException ex) {
+            return ex.getErrorCode() == 1146 || "42S02".equals(ex.getSQLState());
+        }
+    },
+
+    /**
+     * H2 2.x: one standard {@code MERGE … USING … WHEN MATCHED AND stored <= new THEN UPDATE WHEN
+     * NOT MATCHED THEN INSERT}. H2 locks the matched row for the update and, when it had to wait for
+     * another transaction, re-reads the committed row and re-checks the condition. Two first inserts
+     * of one resource are not merged by H2: the second waits for the first to commit and then fails
+     * with a duplicate key. H2 undoes only that statement, so the guard runs the MERGE once more,
+     * now against the committed row. The update count is the verdict.
+     */
+    H2("H2") {
+        @Override
+        public String createTableSql(FenceTable table) {
+            return "CREATE TABLE IF NOT EXISTS " + table + " (resource VARCHAR(" + table.resourceLength()
+                    + ") NOT NULL PRIMARY KEY, token BIGINT NOT NULL, updated_at TIMESTAMP NOT NULL)";
+        }
+
+        @Override
+        public String upsertSql(FenceTable table) {
+            // No length in the cast: H2 truncates a cast silently, which would merge two resources.
+            return "MERGE INTO " + table + " AS f USING (VALUES (CAST(? AS VARCHAR), CAST(? AS BIGINT)))"
+                    + " AS s(resource, token) ON f.resource = s.resource"
+                    + " WHEN MATCHED AND f.token <= s.token THEN UPDATE SET token = s.token, updated_at = LOCALTIMESTAMP"
+                    + " WHEN NOT MATCHED THEN INSERT (resource, token, updated_at)"
+                    + " VALUES (s.resource, s.token, LOCALTIMESTAMP)";
+        }
+
+        @Override
+        Verdict advance(Connection connection, FenceTable table, String resource, long token) throws SQLException {
+            try {
+                return super.advance(connection, table, resource, token);
+            } catch (SQLException ex) {
+                if (!"23505".equals(ex.getSQLState())) {
+                    throw ex;
+                }
+                return super.advance(connection, table, resource, token);
+            }
+        }
+
+        @Override
+        int length(String resource) {
+            // H2 measures VARCHAR in UTF-16 units: a character outside the BMP counts twice.
+            return resource.length();
+        }
+
+        @Override
+        boolean isMissingTable(SQLException ex) {
+            return "42S02".equals(ex.getSQLState()) || "42S04".equals(ex.getSQLState());
+        }
+    };
+
+    private final String displayName;
+
+    FenceDialect(String displayName) {
+        this.displayName = displayName;
+    }
+
+    /**
+     * Picks the dialect from {@link java.sql.DatabaseMetaData#getDatabaseProductName()}.
+     *
+     * @throws LockException for databases FenceLock has no fence statement for
+     */
+    public static FenceDialect detect(Connection connection) throws SQLException {
+        return fromProductName(connection.getMetaData().getDatabaseProductName());
+    }
+
+    /**
+     * Picks the dialect for a JDBC product name ({@code PostgreSQL}, {@code MariaDB}, {@code MySQL},
+     * {@code H2}).
+     *
+     * @throws LockException for databases FenceLock has no fence statement for
+     */
+    public static FenceDialect fromProductName(@Nullable String productName) {
+        String name = (productName != null) ? productName.toLowerCase(Locale.ROOT) : "";
+        if (name.contains("postgresql")) {
+            return POSTGRESQL;
+        }
+        if (name.contains("mariadb") || name.contains("mysql")) {
+            return MARIADB;
+        }
+        if (name.equals("h2")) {
+            return H2;
+        }
+        throw new LockException("No fencing dialect for database '" + productName
+                + "': FenceLock supports PostgreSQL, MariaDB/MySQL and H2; if this database speaks one of their"
+                + " dialects, set it explicitly (FenceGuard.builder().dialect(...))");
+    }
+
+    /** The {@code CREATE TABLE IF NOT EXISTS} statement for {@code table} with the default column length. */
+    public String createTableSql(String table) {
+        return createTableSql(FenceTable.named(table));
+    }
+
+    /** The {@code CREATE TABLE IF NOT EXISTS} statement for {@code table}, for migrations or {@code initialize-schema}. */
+    public abstract String createTableSql(FenceTable table);
+
+    /** The conditional upsert; parameter 1 is the resource, parameter 2 the token. */
+    public abstract String upsertSql(FenceTable table);
+
+    /**
+     * Runs the conditional upsert on {@code connection} (in its current transaction) and says whether
+     * the token was accepted.
+     */
+    Verdict advance(Connection connection, FenceTable table, String resource, long token) throws SQLException {
+        if (upsert(connection, table, resource, token) > 0) {
+            return Verdict.ACCEPTED;
+        }
+        // Only for the message: the refused upsert already told us a newer token is stored.
+        return new Verdict(
+                false, readToken(connection, "SELECT token FROM " + table + " WHERE resource = ?", resource));
+    }
+
+    /** The length of {@code resource} as this database measures its {@code VARCHAR} columns. */
+    int length(String resource) {
+        return resource.codePointCount(0, resource.length());
+    }
+
+    /** Whether {@code ex} says the fence table does not exist. */
+    abstract boolean isMissingTable(SQLException ex);
+
+    final int upsert(Connection connection, FenceTable table, String resource, long token) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(upsertSql(table))) {
+            statement.setString(1, resource);
+            statement.setLong(2, token);
+            return statement.executeUpdate();
+        }
+    }
+
+    static @Nullable Long readToken(Connection connection, String sql, String resource) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            statement.setString(1, resource);
+            try (ResultSet rows = statement.executeQuery()) {
+                return rows.next() ? rows.getLong(1) : null;
+            }
+        }
+    }
+
+    /** The database family's name for messages, e.g. {@code MariaDB/MySQL}. */
+    public String displayName() {
+        return this.displayName;
+    }
+
+    /**
+     * The outcome of one upsert.
+     *
+     * @param accepted whether the token is now the resource's highest accepted token
+     * @param storedToken the token the table holds when refused, if it was read
+     */
+    record Verdict(boolean accepted, @Nullable Long storedToken) {
+
+        static final Verdict ACCEPTED = new Verdict(true, null);
+    }
+}

@@ -1,0 +1,197 @@
+package dev.fencelock.jdbc;
+
+import dev.fencelock.FencingContext.Fence;
+import dev.fencelock.FencingTokenRejectedException;
+import dev.fencelock.InvalidLockKeyException;
+import dev.fencelock.LockException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Makes the database refuse a stale lock holder: presents a fence to the fence table on a
+ * connection, inside that connection's transaction.
+ *
+ * <p>The upsert either records the token as the resource's highest or refuses it because a newer
+ * holder already wrote. Run it on the same connection and in the same transaction as the writes
+ * the lock protects: the row lock it takes makes other fenced writers of the resource wait until
+ * this transaction commits or rolls back, so "token still current" and "business write" commit
+ * together or not at all. {@link FencedDataSource} does this for every transaction automatically.
+ *
+ * <pre>{@code
+ * connection.setAutoCommit(false);
+ * guard.check(connection, fence);          // throws FencingTokenRejectedException when stale
+ * ... business writes ...
+ * connection.commit();
+ * }</pre>
+ *
+ * <p>One guard serves one database (its dialect is detected once, from the first connection).
+ */
+public final class FenceGuard {
+
+    private final FenceTable table;
+
+    private final @Nullable FenceDialect configuredDialect;
+
+    private volatile @Nullable FenceDialect detectedDialect;
+
+    private FenceGuard(FenceTable table, @Nullable FenceDialect dialect) {
+        this.table = table;
+        this.configuredDialect = dialect;
+    }
+
+    /** A guard on the default table ({@value FenceTable#DEFAULT_NAME}), dialect detected. */
+    public static FenceGuard create() {
+        return builder().build();
+    }
+
+    /** Starts configuring a guard. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The table this guard writes fences to. */
+    public FenceTable table() {
+        return this.table;
+    }
+
+    /**
+     * Presents {@code fence} to the database in {@code connection}'s current transaction.
+     *
+     * @throws FencingTokenRejectedException when the fence's lease is already known to be lost
+     *     (without touching the database) or when the database holds a newer token for the
+     *     resource; the transaction must roll back
+     * @throws InvalidLockKeyException when the resource does not fit the fence table's column
+     *     (nothing is sent to the database)
+     * @throws LockException when the fence table does not exist
+     * @throws SQLException for any other database error
+     */
+    public void check(Connection connection, Fence fence) throws SQLException {
+        String resource = fence.resource();
+        if (!fence.isValid()) {
+            // Invariant 6: a holder that knows it lost the lock must not even try.
+            throw new FencingTokenRejectedException(
+                    resource,
+                    fence.token(),
+                    "Lock on '" + preview(resource) + "' is no longer held (lease lost, released or expired);"
+                            + " refused the write with fencing token " + fence.token()
+                            + " before it reached the database. Roll back and acquire the lock again.");
+        }
+        // Code points first, so an over-long resource fails before the connection is even asked.
+        checkLength(resource, resource.codePointCount(0, resource.length()));
+        FenceDialect dialect = dialect(connection);
+        checkLength(resource, dialect.length(resource));
+        FenceDialect.Verdict verdict;
+        try {
+            verdict = dialect.advance(connection, this.table, resource, fence.token());
+        } catch (SQLException ex) {
+            if (dialect.isMissingTable(ex)) {
+                throw missingTable(dialect, ex);
+            }
+            throw ex;
+        }
+        if (!verdict.accepted()) {
+            throw new FencingTokenRejectedException(
+                    resource, fence.token(), rejection(resource, fence.token(), verdict));
+        }
+    }
+
+    /**
+     * Creates the fence table if it does not exist yet (the {@code initialize-schema} step). In
+     * production prefer adding {@link FenceDialect#createTableSql(FenceTable)} to your migrations.
+     */
+    public void createTableIfMissing(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute(dialect(connection).createTableSql(this.table));
+        }
+    }
+
+    /** The configured dialect, or the one detected from {@code connection}'s database. */
+    public FenceDialect dialect(Connection connection) throws SQLException {
+        if (this.configuredDialect != null) {
+            return this.configuredDialect;
+        }
+        FenceDialect dialect = this.detectedDialect;
+        if (dialect == null) {
+            dialect = FenceDialect.detect(connection);
+            this.detectedDialect = dialect;
+        }
+        return dialect;
+    }
+
+    private void checkLength(String resource, int length) {
+        if (length > this.table.resourceLength()) {
+            throw new InvalidLockKeyException("Lock resource '" + preview(resource) + "' is " + length
+                    + " characters, longer than the resource column of fence table '" + this.table + "' ("
+                    + this.table.resourceLength() + "); nothing was written. Shorten the lock key or widen the"
+                    + " column and the guard's resourceLength together.");
+        }
+    }
+
+    private LockException missingTable(FenceDialect dialect, SQLException ex) {
+        return new LockException(
+                "Fence table '" + this.table + "' does not exist in this " + dialect.displayName()
+                        + " database. Create it in a migration (Flyway/Liquibase) with: "
+                        + dialect.createTableSql(this.table)
+                        + " -- or let FenceLock create it at startup (initialize-schema /"
+                        + " FenceGuard.createTableIfMissing).",
+                ex);
+    }
+
+    private String rejection(String resource, long token, FenceDialect.Verdict verdict) {
+        String newer = (verdict.storedToken() != null)
+                ? "a newer lock holder already wrote with token " + verdict.storedToken()
+                : "a newer lock holder already wrote";
+        return "Fencing token " + token + " for '" + preview(resource) + "' was refused by fence table '"
+                + this.table + "': " + newer + ". This process lost the lock (e.g. it was paused past its lease);"
+                + " roll back the transaction and do not retry with the same lock.";
+    }
+
+    private static String preview(String resource) {
+        return (resource.length() > 60) ? resource.substring(0, 60) + "…" : resource;
+    }
+
+    @Override
+    public String toString() {
+        String dialect = (this.configuredDialect != null) ? this.configuredDialect.name() : "detected";
+        return "FenceGuard[table=" + this.table + ", dialect=" + dialect + "]";
+    }
+
+    /** Configures a {@link FenceGuard}. */
+    public static final class Builder {
+
+        private String tableName = FenceTable.DEFAULT_NAME;
+
+        private int resourceLength = FenceTable.DEFAULT_RESOURCE_LENGTH;
+
+        private @Nullable FenceDialect dialect;
+
+        private Builder() {}
+
+        /** The fence table, optionally {@code schema.table}; validated as a plain identifier. */
+        public Builder table(String name) {
+            this.tableName = name;
+            return this;
+        }
+
+        /** The length of the table's {@code resource} column (default 255). */
+        public Builder resourceLength(int length) {
+            this.resourceLength = length;
+            return this;
+        }
+
+        /** Overrides dialect detection, e.g. for a database that reports another product name. */
+        public Builder dialect(FenceDialect dialect) {
+            this.dialect = dialect;
+            return this;
+        }
+
+        /**
+         * @throws IllegalArgumentException when the table name or column length is not valid
+         */
+        public FenceGuard build() {
+            return new FenceGuard(new FenceTable(this.tableName, this.resourceLength), this.dialect);
+        }
+    }
+}

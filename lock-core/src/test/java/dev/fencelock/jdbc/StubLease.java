@@ -1,0 +1,46 @@
+package dev.fencelock.jdbc;
+
+import dev.fencelock.LockLease;
+import java.lang.reflect.Proxy;
+
+/**
+ * A lease whose validity the test switches, to model a lock this process knows it has lost. A
+ * dynamic proxy, so it keeps compiling as {@link LockLease} grows; only what the guard reads is
+ * answered.
+ */
+final class StubLease {
+
+    private final LockLease lease;
+
+    private volatile boolean valid = true;
+
+    StubLease(String resource, long token) {
+        this.lease = (LockLease) Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {LockLease.class}, (proxy, method, args) -> {
+                    switch (method.getName()) {
+                        case "isValid":
+                            return this.valid;
+                        case "resource":
+                            return resource;
+                        case "fencingToken":
+                            return token;
+                        case "hashCode":
+                            return System.identityHashCode(proxy);
+                        case "equals":
+                            return proxy == args[0];
+                        case "toString":
+                            return "StubLease[" + resource + ", " + token + "]";
+                        default:
+                            throw new UnsupportedOperationException(method.getName());
+                    }
+                });
+    }
+
+    LockLease lease() {
+        return this.lease;
+    }
+
+    void lose() {
+        this.valid = false;
+    }
+}

@@ -1,0 +1,117 @@
+package dev.fencelock.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import javax.sql.DataSource;
+import org.h2.jdbcx.JdbcDataSource;
+import org.mariadb.jdbc.MariaDbDataSource;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * The databases the JDBC fencing tests run against. PostgreSQL and MariaDB are real local servers
+ * (scripts/start-databases.sh); an unreachable one fails the test instead of skipping it, because
+ * a skipped database is an untested dialect. Every session waits at most 5 s for a row lock, so a
+ * broken test fails instead of hanging.
+ */
+enum TestDatabase {
+    H2 {
+        @Override
+        DataSource create() {
+            JdbcDataSource dataSource = new JdbcDataSource();
+            dataSource.setURL("jdbc:h2:mem:fencelock_jdbc;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=5000");
+            dataSource.setUser("sa");
+            return dataSource;
+        }
+
+        @Override
+        String url() {
+            return "jdbc:h2:mem:fencelock_jdbc";
+        }
+
+        @Override
+        String schema() {
+            return "PUBLIC";
+        }
+    },
+    POSTGRESQL {
+        @Override
+        DataSource create() {
+            PGSimpleDataSource dataSource = new PGSimpleDataSource();
+            dataSource.setURL(url());
+            dataSource.setUser(USER);
+            dataSource.setPassword(USER);
+            dataSource.setOptions("-c lock_timeout=5000");
+            dataSource.setConnectTimeout(5);
+            return dataSource;
+        }
+
+        @Override
+        String url() {
+            return env("FENCELOCK_PG_URL", "jdbc:postgresql://127.0.0.1:5432/fencelock");
+        }
+
+        @Override
+        String schema() {
+            return "public";
+        }
+    },
+    MARIADB {
+        @Override
+        DataSource create() throws SQLException {
+            String url = url();
+            String separator = url.contains("?") ? "&" : "?";
+            MariaDbDataSource dataSource = new MariaDbDataSource(
+                    url + separator + "sessionVariables=innodb_lock_wait_timeout=5&connectTimeout=5000");
+            dataSource.setUser(USER);
+            dataSource.setPassword(USER);
+            return dataSource;
+        }
+
+        @Override
+        String url() {
+            return env("FENCELOCK_MARIADB_URL", "jdbc:mariadb://127.0.0.1:3306/fencelock");
+        }
+
+        @Override
+        String schema() {
+            return "fencelock";
+        }
+    };
+
+    private static final String USER = "fencelock";
+
+    private static final Map<TestDatabase, DataSource> REACHABLE = new ConcurrentHashMap<>();
+
+    abstract DataSource create() throws SQLException;
+
+    abstract String url();
+
+    /** A schema the test user may create tables in, for schema-qualified fence tables. */
+    abstract String schema();
+
+    /** The database's data source, after proving it accepts a connection. */
+    DataSource dataSource() {
+        return REACHABLE.computeIfAbsent(this, database -> {
+            try {
+                DataSource dataSource = database.create();
+                try (Connection connection = dataSource.getConnection()) {
+                    connection.isValid(5);
+                }
+                return dataSource;
+            } catch (SQLException ex) {
+                throw new AssertionError(
+                        database + " at " + database.url() + " is not reachable as user '" + USER + "' ("
+                                + ex.getMessage() + "). Start the local servers with: sudo scripts/start-databases.sh"
+                                + " (or set FENCELOCK_PG_URL / FENCELOCK_MARIADB_URL)",
+                        ex);
+            }
+        });
+    }
+
+    private static String env(String name, String fallback) {
+        String value = System.getenv(name);
+        return (value != null && !value.isBlank()) ? value : fallback;
+    }
+}
