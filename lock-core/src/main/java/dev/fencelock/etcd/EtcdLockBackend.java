@@ -416,20 +416,28 @@ public final class EtcdLockBackend implements LockBackend {
         }
 
         void grant(SessionLease session) {
+            if (this.result.isDone()) {
+                // The first read, the watch and the re-check may each find the lock free; the first decides.
+                return;
+            }
             if (session.isExpired()) {
                 fail(new LockBackendUnavailableException("Session lease of lock '" + this.command.resource()
                         + "' could not be kept alive while acquiring"));
                 return;
             }
-            EtcdLock lock = held.computeIfAbsent(
-                    this.key,
-                    k -> new EtcdLock(this.command.resource(), this.command.requestId(), k, session, this.myRevision));
+            boolean[] created = {false};
+            EtcdLock lock = held.computeIfAbsent(this.key, k -> {
+                created[0] = true;
+                return new EtcdLock(this.command.resource(), this.command.requestId(), k, session, this.myRevision);
+            });
             session.locks.add(lock);
             if (session.isExpired()) {
                 // The deadline passed between the check and the registration: the session sweep may have missed it.
                 lock.markLost(new LockLostException("Session lease of lock '" + lock.resource() + "' expired"));
             }
-            if (!this.result.complete(lock)) {
+            if (!this.result.complete(lock) && this.result.isCompletedExceptionally() && created[0]) {
+                // The caller gave up (timeout, cancel) just as the lock came free: hand it straight back.
+                // Never release a lock another path of this attempt, or another attempt, already handed out.
                 release(lock);
             }
         }

@@ -230,6 +230,54 @@ public abstract class LockBackendContract {
     }
 
     @Test
+    void everyGrantedLockStaysHeldUntilItsHolderReleasesIt() throws Exception {
+        // Many resources, several threads per client: a lock must never be released behind its
+        // holder's back (for instance by a second internal path that also found it free).
+        List<LockClient> contenders = List.of(client(), client());
+        int threads = 6;
+        int resources = 12;
+        AtomicInteger invalidInside = new AtomicInteger();
+        AtomicInteger failedReleases = new AtomicInteger();
+        AtomicInteger cycles = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<CompletableFuture<Void>> done = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                LockClient client = contenders.get(t % contenders.size());
+                int offset = t;
+                done.add(CompletableFuture.runAsync(
+                        () -> {
+                            for (int i = 0; i < fuzzIterations(); i++) {
+                                String name = resource("r" + ((i + offset) % resources));
+                                LockLease lease = client.acquire(LockRequest.builder(name)
+                                        .waitTimeout(patience())
+                                        .build());
+                                Thread.yield();
+                                if (!lease.isValid()) {
+                                    invalidInside.incrementAndGet();
+                                }
+                                if (!lease.release()) {
+                                    failedReleases.incrementAndGet();
+                                }
+                                cycles.incrementAndGet();
+                            }
+                        },
+                        pool));
+            }
+            CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).get(5, TimeUnit.MINUTES);
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(cycles.get()).isEqualTo(threads * fuzzIterations());
+        assertThat(invalidInside.get())
+                .as("locks that stopped being valid while held")
+                .isZero();
+        assertThat(failedReleases.get())
+                .as("releases of a lock that was no longer held")
+                .isZero();
+    }
+
+    @Test
     void waitersAreServedInArrivalOrder() throws Exception {
         LockClient holderClient = client();
         String resource = resource("fifo");
