@@ -1,0 +1,69 @@
+package dev.fencelock.annotation;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import org.springframework.core.annotation.AliasFor;
+
+/**
+ * Runs the annotated method while this application instance holds a distributed lock, and
+ * exposes the lock's fencing token through {@link dev.fencelock.FencingContext} for the duration
+ * of the call.
+ *
+ * <pre>{@code
+ * @DistributedLock(key = "'order:' + #orderId", waitTimeout = "5s")
+ * public void ship(long orderId) { ... }
+ * }</pre>
+ *
+ * <p>The lock is taken by a Spring AOP proxy, so only calls that go through the proxy are
+ * locked: a call from another method of the same object ({@code this.ship(42)}) is not. Methods
+ * must be public or protected and not final; reactive return types are refused at startup
+ * because the lock would be released before the publisher runs. A method returning a {@link
+ * java.util.concurrent.CompletionStage} keeps the lock until the stage completes.
+ *
+ * <p>If the lock is lost while the method runs, the method's thread is interrupted (unless
+ * {@code fencelock.aspect.interrupt-on-lost=false}) and the caller gets a {@link
+ * dev.fencelock.LockLostException} instead of the method's result.
+ */
+@Target(ElementType.METHOD)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface DistributedLock {
+
+    /** Alias for {@link #name()}. */
+    @AliasFor("name")
+    String value() default "";
+
+    /**
+     * Fixed lock name, used as it is (no expression). Exactly one of {@code name} and {@link
+     * #key()} must be set.
+     */
+    @AliasFor("value")
+    String name() default "";
+
+    /**
+     * SpEL expression over the method's parameters that gives the lock name, for example {@code
+     * "'order:' + #orderId"}. Parameters are available as {@code #name} (when compiled with
+     * {@code -parameters}), {@code #p0} and {@code #a0}; their properties can be read, but no
+     * methods, types, constructors or beans can be used. The result must be a non-empty string.
+     */
+    String key() default "";
+
+    /**
+     * How long to wait for a busy lock, as a duration such as {@code "5s"} or {@code "PT5S"}, or a
+     * {@code ${...}} placeholder; {@code "0s"} tries once. Empty uses {@code
+     * fencelock.wait-timeout}.
+     */
+    String waitTimeout() default "";
+
+    /**
+     * Lease time to live (whole seconds, at least {@code "1s"}), as a duration or a {@code ${...}}
+     * placeholder. Empty uses {@code fencelock.lease-ttl}.
+     */
+    String leaseTtl() default "";
+
+    /** What to do when the lock stays busy for the whole wait timeout. */
+    LockNotAcquiredPolicy onNotAcquired() default LockNotAcquiredPolicy.THROW;
+}

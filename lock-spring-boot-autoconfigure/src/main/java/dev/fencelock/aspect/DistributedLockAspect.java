@@ -1,0 +1,303 @@
+package dev.fencelock.aspect;
+
+import dev.fencelock.FencingContext;
+import dev.fencelock.InvalidLockKeyException;
+import dev.fencelock.LockAcquisitionTimeoutException;
+import dev.fencelock.LockClient;
+import dev.fencelock.LockLease;
+import dev.fencelock.LockLostException;
+import dev.fencelock.LockQueueFullException;
+import dev.fencelock.LockRequest;
+import dev.fencelock.ResourceName;
+import dev.fencelock.annotation.DistributedLock;
+import dev.fencelock.annotation.LockNotAcquiredPolicy;
+import java.lang.reflect.Method;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+import org.aspectj.lang.ProceedingJoinPoint;
+import org.aspectj.lang.annotation.Around;
+import org.aspectj.lang.annotation.Aspect;
+import org.aspectj.lang.reflect.MethodSignature;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.core.BridgeMethodResolver;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.env.PropertyResolver;
+
+/**
+ * Runs {@link DistributedLock @DistributedLock} methods under their lock.
+ *
+ * <p>For each call: resolve the key, acquire through the {@link LockClient}, push the lease's
+ * fence onto {@link FencingContext}, run the method, pop the fence and release, also when the
+ * method throws. The order is a property so that the lock advice wraps {@code @Transactional}:
+ * the lock is taken before the transaction begins and released after it has committed, otherwise
+ * the next holder could read data the previous one has not committed yet.
+ *
+ * <p>If the lock is lost during the call, the method's thread is interrupted (when configured)
+ * and the caller gets a {@link LockLostException} instead of the result: the work may already
+ * have been rejected by a fencing-aware store, and a silent success would hide that.
+ */
+@Aspect
+public class DistributedLockAspect implements Ordered {
+
+    private static final Logger logger = LoggerFactory.getLogger(DistributedLockAspect.class);
+
+    private final Supplier<LockClient> lockClient;
+
+    private final LockKeyResolver keyResolver;
+
+    private final PropertyResolver placeholders;
+
+    private final int order;
+
+    private final boolean interruptOnLost;
+
+    private final Map<Method, LockDefinition> definitions = new ConcurrentHashMap<>();
+
+    /**
+     * Creates the aspect.
+     *
+     * @param lockClient supplies the client on first use; the aspect is created early (while
+     *     proxies are set up), and resolving the client lazily keeps the client and whatever it
+     *     depends on out of that early phase
+     * @param keyResolver evaluates key expressions
+     * @param placeholders resolves {@code ${...}} in durations
+     * @param order the advice order, smaller than the transaction advice's
+     * @param interruptOnLost whether to interrupt a locked method whose lock is lost
+     */
+    public DistributedLockAspect(
+            Supplier<LockClient> lockClient,
+            LockKeyResolver keyResolver,
+            PropertyResolver placeholders,
+            int order,
+            boolean interruptOnLost) {
+        this.lockClient = lockClient;
+        this.keyResolver = keyResolver;
+        this.placeholders = placeholders;
+        this.order = order;
+        this.interruptOnLost = interruptOnLost;
+    }
+
+    @Override
+    public int getOrder() {
+        return this.order;
+    }
+
+    @Around("@annotation(dev.fencelock.annotation.DistributedLock)")
+    public @Nullable Object lock(ProceedingJoinPoint joinPoint) throws Throwable {
+        LockDefinition definition = definition(method(joinPoint));
+        String resource = resource(definition, joinPoint.getArgs());
+        LockLease lease;
+        try {
+            lease = acquire(definition, resource);
+        } catch (LockAcquisitionTimeoutException | LockQueueFullException ex) {
+            if (definition.policy() == LockNotAcquiredPolicy.SKIP) {
+                logger.debug("Skipped {}: lock '{}' is busy", LockDefinition.describe(definition.method()), resource);
+                return definition.skippedValue();
+            }
+            throw ex;
+        }
+        LossWatch watch = new LossWatch(Thread.currentThread(), this.interruptOnLost);
+        lease.onLost(watch);
+        Object result;
+        try {
+            result = proceed(joinPoint, resource, lease);
+        } catch (Throwable ex) {
+            throw finish(definition, lease, watch, ex);
+        }
+        if (result instanceof CompletionStage<?> stage) {
+            if (watch.detach()) {
+                // Lost before the method even returned its stage: the stage will report it.
+                Thread.interrupted();
+            }
+            return holdUntilComplete(definition, lease, watch, stage);
+        }
+        Throwable lost = finish(definition, lease, watch, null);
+        if (lost != null) {
+            throw lost;
+        }
+        return result;
+    }
+
+    /**
+     * The checked definition of an annotated method, created once.
+     *
+     * @throws IllegalStateException or {@link InvalidLockKeyException} when the annotation is
+     *     unusable
+     */
+    LockDefinition definition(Method method) {
+        LockDefinition definition = this.definitions.get(method);
+        if (definition == null) {
+            DistributedLock annotation = AnnotatedElementUtils.findMergedAnnotation(method, DistributedLock.class);
+            if (annotation == null) {
+                throw new IllegalStateException(LockDefinition.describe(method) + " has no @DistributedLock");
+            }
+            definition = LockDefinition.of(
+                    method, annotation, this.placeholders, this.lockClient.get().settings(), this.keyResolver);
+            this.definitions.putIfAbsent(method, definition);
+        }
+        return definition;
+    }
+
+    private static Method method(ProceedingJoinPoint joinPoint) {
+        Method method = ((MethodSignature) joinPoint.getSignature()).getMethod();
+        Object target = joinPoint.getTarget();
+        if (target != null) {
+            method = AopUtils.getMostSpecificMethod(method, AopUtils.getTargetClass(target));
+        }
+        return BridgeMethodResolver.findBridgedMethod(method);
+    }
+
+    private String resource(LockDefinition definition, @Nullable Object[] arguments) {
+        String name = definition.name();
+        String raw = (name != null)
+                ? name
+                : this.keyResolver.resolve(definition.keyExpression(), definition.method(), arguments);
+        try {
+            return ResourceName.of(raw, this.lockClient.get().settings().maxResourceLength())
+                    .value();
+        } catch (InvalidLockKeyException ex) {
+            throw new InvalidLockKeyException(
+                    ex.getMessage() + " (lock " + definition.lockDescription() + " of "
+                            + LockDefinition.describe(definition.method()) + ")",
+                    ex);
+        }
+    }
+
+    private LockLease acquire(LockDefinition definition, String resource) {
+        // The name or key template, never the resolved key: metrics tag by it.
+        LockRequest.Builder request = LockRequest.builder(resource).lockName(definition.lockName());
+        LockLease outer = ThreadHolds.outermost(resource);
+        if (outer != null) {
+            if (!outer.isValid()) {
+                throw new LockLostException("Lock '" + resource + "' (" + definition.lockDescription()
+                        + "), held by an enclosing call on this thread, was lost before "
+                        + LockDefinition.describe(definition.method()) + " started; the outer call will fail too");
+            }
+            // Same request id: the client adds a hold to the lock this thread has, with the same token.
+            request.requestId(outer.requestId());
+        }
+        if (definition.waitTimeout() != null) {
+            request.waitTimeout(definition.waitTimeout());
+        }
+        if (definition.leaseTtl() != null) {
+            request.leaseTtl(definition.leaseTtl());
+        }
+        return this.lockClient.get().acquire(request.build());
+    }
+
+    private static @Nullable Object proceed(ProceedingJoinPoint joinPoint, String resource, LockLease lease)
+            throws Throwable {
+        ThreadHolds.enter(resource, lease);
+        FencingContext.Scope fence = FencingContext.open(lease);
+        try {
+            return joinPoint.proceed();
+        } finally {
+            fence.close();
+            ThreadHolds.exit(resource);
+        }
+    }
+
+    private Object holdUntilComplete(
+            LockDefinition definition, LockLease lease, LossWatch watch, CompletionStage<?> stage) {
+        if (!definition.holdsUntilCompletion()) {
+            // A CompletableFuture subclass must be returned as it is; a loss can then only be logged.
+            stage.whenComplete((value, failure) -> releaseAsync(lease).thenAccept((held) -> {
+                Throwable lost = outcome(definition, lease, watch, null, held);
+                if (lost != null) {
+                    logger.warn(lost.getMessage());
+                }
+            }));
+            return stage;
+        }
+        CompletableFuture<Object> result = new CompletableFuture<>();
+        // Whoever completes the stage may be an event loop: release without blocking on the store.
+        stage.whenComplete((value, failure) -> releaseAsync(lease).whenComplete((held, releaseFailure) -> {
+            Throwable outcome = outcome(definition, lease, watch, failure, Boolean.TRUE.equals(held));
+            if (outcome != null) {
+                result.completeExceptionally(outcome);
+            } else {
+                result.complete(value);
+            }
+        }));
+        result.whenComplete((value, failure) -> {
+            if (result.isCancelled()) {
+                cancel(stage);
+            }
+        });
+        return result;
+    }
+
+    private static void cancel(CompletionStage<?> stage) {
+        try {
+            stage.toCompletableFuture().cancel(true);
+        } catch (UnsupportedOperationException ex) {
+            // The stage cannot be cancelled from outside; the lock is released when it completes.
+        }
+    }
+
+    /**
+     * Releases the lease on the calling thread and decides what the caller sees: {@code failure} (possibly {@code null})
+     * while the lock held throughout, otherwise a {@link LockLostException} with {@code failure}
+     * suppressed.
+     */
+    private @Nullable Throwable finish(
+            LockDefinition definition, LockLease lease, LossWatch watch, @Nullable Throwable failure) {
+        boolean interrupted = watch.detach();
+        boolean held = release(lease);
+        if (interrupted) {
+            // The interrupt was ours and has done its job; do not leak it into the caller's thread.
+            Thread.interrupted();
+        }
+        return outcome(definition, lease, watch, failure, held);
+    }
+
+    private static @Nullable Throwable outcome(
+            LockDefinition definition,
+            LockLease lease,
+            LossWatch watch,
+            @Nullable Throwable failure,
+            boolean heldUntilRelease) {
+        if (heldUntilRelease && watch.cause() == null) {
+            return failure;
+        }
+        LockLostException lost = new LockLostException(
+                "Lock '" + lease.resource() + "' (" + definition.lockDescription() + ", fencing token "
+                        + lease.fencingToken() + ") was lost while " + LockDefinition.describe(definition.method())
+                        + " ran, so its outcome is discarded; fencing-aware stores may have rejected its writes."
+                        + " Retry the call; if this repeats, raise fencelock.lease-ttl or check the connection"
+                        + " to the lock store.",
+                watch.cause());
+        if (failure != null) {
+            lost.addSuppressed(failure);
+        }
+        return lost;
+    }
+
+    private static CompletableFuture<Boolean> releaseAsync(LockLease lease) {
+        try {
+            return lease.releaseAsync().exceptionally((failure) -> {
+                logger.warn("Could not release lock '{}'; its lease will expire", lease.resource(), failure);
+                return false;
+            });
+        } catch (RuntimeException ex) {
+            logger.warn("Could not release lock '{}'; its lease will expire", lease.resource(), ex);
+            return CompletableFuture.completedFuture(false);
+        }
+    }
+
+    private static boolean release(LockLease lease) {
+        try {
+            return lease.release();
+        } catch (RuntimeException ex) {
+            logger.warn("Could not release lock '{}'; its lease will expire", lease.resource(), ex);
+            return false;
+        }
+    }
+}

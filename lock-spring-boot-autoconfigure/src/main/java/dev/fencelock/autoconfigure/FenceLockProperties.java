@@ -1,0 +1,303 @@
+package dev.fencelock.autoconfigure;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.InitializingBean;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.core.Ordered;
+import org.springframework.core.io.Resource;
+
+/**
+ * Configuration properties for FenceLock.
+ *
+ * <p>Checked once they are bound, so a bad value stops the application at startup with the
+ * property's name instead of failing the first lock call.
+ */
+@ConfigurationProperties("fencelock")
+public class FenceLockProperties implements InitializingBean {
+
+    /** Whether to enable FenceLock's auto-configuration. */
+    private boolean enabled = true;
+
+    /** Lock store to use; in-memory locks only protect within one JVM and are meant for tests. */
+    private Backend backend = Backend.ETCD;
+
+    /** Key prefix of all locks; applications that must exclude each other share it. */
+    private String namespace = "/fencelock";
+
+    /**
+     * Lease time to live of locks that set none: how long a lock survives its holder going silent.
+     * Whole seconds, at least 1s.
+     */
+    private Duration leaseTtl = Duration.ofSeconds(30);
+
+    /** Time to wait for a busy lock when a request sets none; zero tries once. */
+    private Duration waitTimeout = Duration.ofSeconds(10);
+
+    /** Largest lease time to live a request or annotation may ask for. */
+    private Duration maxLeaseTtl = Duration.ofMinutes(10);
+
+    /** Largest wait timeout a request or annotation may ask for. */
+    private Duration maxWaitTimeout = Duration.ofMinutes(5);
+
+    /** Maximum number of callers of this instance that may wait for one resource at once. */
+    private int maxWaitersPerResource = 1000;
+
+    /** Maximum length of a resource name, in characters. */
+    private int maxResourceLength = 255;
+
+    private final Aspect aspect = new Aspect();
+
+    private final Etcd etcd = new Etcd();
+
+    public boolean isEnabled() {
+        return this.enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public Backend getBackend() {
+        return this.backend;
+    }
+
+    public void setBackend(Backend backend) {
+        this.backend = backend;
+    }
+
+    public String getNamespace() {
+        return this.namespace;
+    }
+
+    public void setNamespace(String namespace) {
+        this.namespace = namespace;
+    }
+
+    public Duration getLeaseTtl() {
+        return this.leaseTtl;
+    }
+
+    public void setLeaseTtl(Duration leaseTtl) {
+        this.leaseTtl = leaseTtl;
+    }
+
+    public Duration getWaitTimeout() {
+        return this.waitTimeout;
+    }
+
+    public void setWaitTimeout(Duration waitTimeout) {
+        this.waitTimeout = waitTimeout;
+    }
+
+    public Duration getMaxLeaseTtl() {
+        return this.maxLeaseTtl;
+    }
+
+    public void setMaxLeaseTtl(Duration maxLeaseTtl) {
+        this.maxLeaseTtl = maxLeaseTtl;
+    }
+
+    public Duration getMaxWaitTimeout() {
+        return this.maxWaitTimeout;
+    }
+
+    public void setMaxWaitTimeout(Duration maxWaitTimeout) {
+        this.maxWaitTimeout = maxWaitTimeout;
+    }
+
+    public int getMaxWaitersPerResource() {
+        return this.maxWaitersPerResource;
+    }
+
+    public void setMaxWaitersPerResource(int maxWaitersPerResource) {
+        this.maxWaitersPerResource = maxWaitersPerResource;
+    }
+
+    public int getMaxResourceLength() {
+        return this.maxResourceLength;
+    }
+
+    public void setMaxResourceLength(int maxResourceLength) {
+        this.maxResourceLength = maxResourceLength;
+    }
+
+    public Aspect getAspect() {
+        return this.aspect;
+    }
+
+    public Etcd getEtcd() {
+        return this.etcd;
+    }
+
+    @Override
+    public void afterPropertiesSet() {
+        new FenceLockPropertiesCheck(this).check();
+    }
+
+    /** Lock stores FenceLock can use. */
+    public enum Backend {
+
+        /** etcd, through jetcd. */
+        ETCD,
+
+        /** A store inside this JVM, for tests; it protects nothing across processes. */
+        IN_MEMORY
+    }
+
+    /** Settings of the {@code @DistributedLock} aspect. */
+    public static class Aspect {
+
+        /**
+         * Order of the lock advice. It must be smaller (higher precedence) than the order of the
+         * transaction advice (lowest precedence by default), so that the lock is taken before a
+         * transaction begins and released after it commits or rolls back.
+         */
+        private int order = Ordered.LOWEST_PRECEDENCE - 1000;
+
+        /** Whether to interrupt the thread of a locked method when its lock is lost. */
+        private boolean interruptOnLost = true;
+
+        public int getOrder() {
+            return this.order;
+        }
+
+        public void setOrder(int order) {
+            this.order = order;
+        }
+
+        public boolean isInterruptOnLost() {
+            return this.interruptOnLost;
+        }
+
+        public void setInterruptOnLost(boolean interruptOnLost) {
+            this.interruptOnLost = interruptOnLost;
+        }
+    }
+
+    /** Connection to etcd. */
+    public static class Etcd {
+
+        /** etcd client URLs, such as http://10.0.0.1:2379. */
+        private List<String> endpoints = new ArrayList<>(List.of("http://127.0.0.1:2379"));
+
+        /** Login user of etcd authentication. */
+        private @Nullable String username;
+
+        /** Login password of etcd authentication. */
+        private @Nullable String password;
+
+        /** Time to establish a connection to etcd. */
+        private Duration connectTimeout = Duration.ofSeconds(5);
+
+        /** Longest wait for a single etcd request; waiting for a busy lock is bounded by the wait timeout instead. */
+        private Duration requestTimeout = Duration.ofSeconds(5);
+
+        private final Tls tls = new Tls();
+
+        public List<String> getEndpoints() {
+            return this.endpoints;
+        }
+
+        public void setEndpoints(List<String> endpoints) {
+            this.endpoints = endpoints;
+        }
+
+        public @Nullable String getUsername() {
+            return this.username;
+        }
+
+        public void setUsername(@Nullable String username) {
+            this.username = username;
+        }
+
+        public @Nullable String getPassword() {
+            return this.password;
+        }
+
+        public void setPassword(@Nullable String password) {
+            this.password = password;
+        }
+
+        public Duration getConnectTimeout() {
+            return this.connectTimeout;
+        }
+
+        public void setConnectTimeout(Duration connectTimeout) {
+            this.connectTimeout = connectTimeout;
+        }
+
+        public Duration getRequestTimeout() {
+            return this.requestTimeout;
+        }
+
+        public void setRequestTimeout(Duration requestTimeout) {
+            this.requestTimeout = requestTimeout;
+        }
+
+        public Tls getTls() {
+            return this.tls;
+        }
+    }
+
+    /** TLS towards etcd. */
+    public static class Tls {
+
+        /** Whether to connect to etcd over TLS. */
+        private boolean enabled;
+
+        /** PEM file of the certificate authorities to trust; the JVM's trust store when not set. */
+        private @Nullable Resource caCertificate;
+
+        /** PEM file of the client certificate, for etcd client certificate authentication. */
+        private @Nullable Resource certificate;
+
+        /** PEM file (PKCS#8) of the client certificate's private key. */
+        private @Nullable Resource privateKey;
+
+        /** Authority (host name) to verify the etcd server certificate against, when it differs from the endpoint host. */
+        private @Nullable String authority;
+
+        public boolean isEnabled() {
+            return this.enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public @Nullable Resource getCaCertificate() {
+            return this.caCertificate;
+        }
+
+        public void setCaCertificate(@Nullable Resource caCertificate) {
+            this.caCertificate = caCertificate;
+        }
+
+        public @Nullable Resource getCertificate() {
+            return this.certificate;
+        }
+
+        public void setCertificate(@Nullable Resource certificate) {
+            this.certificate = certificate;
+        }
+
+        public @Nullable Resource getPrivateKey() {
+            return this.privateKey;
+        }
+
+        public void setPrivateKey(@Nullable Resource privateKey) {
+            this.privateKey = privateKey;
+        }
+
+        public @Nullable String getAuthority() {
+            return this.authority;
+        }
+
+        public void setAuthority(@Nullable String authority) {
+            this.authority = authority;
+        }
+    }
+}

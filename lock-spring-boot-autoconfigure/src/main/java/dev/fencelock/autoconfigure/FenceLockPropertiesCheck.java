@@ -1,0 +1,151 @@
+package dev.fencelock.autoconfigure;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.Duration;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+import org.springframework.core.io.Resource;
+
+/**
+ * Checks bound {@link FenceLockProperties} and names the offending property in the error, so a
+ * typo in {@code application.yml} is found at startup rather than by the first lock call.
+ */
+final class FenceLockPropertiesCheck {
+
+    private static final Duration ONE_SECOND = Duration.ofSeconds(1);
+
+    private final FenceLockProperties properties;
+
+    FenceLockPropertiesCheck(FenceLockProperties properties) {
+        this.properties = properties;
+    }
+
+    void check() {
+        FenceLockProperties p = this.properties;
+        notNegative("fencelock.lease-ttl", p.getLeaseTtl());
+        notNegative("fencelock.wait-timeout", p.getWaitTimeout());
+        notNegative("fencelock.max-lease-ttl", p.getMaxLeaseTtl());
+        notNegative("fencelock.max-wait-timeout", p.getMaxWaitTimeout());
+        if (p.getLeaseTtl().compareTo(ONE_SECOND) < 0) {
+            fail("fencelock.lease-ttl", p.getLeaseTtl(), "must be at least 1s, because etcd leases are whole seconds");
+        }
+        if (p.getLeaseTtl().compareTo(p.getMaxLeaseTtl()) > 0) {
+            fail(
+                    "fencelock.lease-ttl",
+                    p.getLeaseTtl(),
+                    "must not exceed fencelock.max-lease-ttl (" + p.getMaxLeaseTtl()
+                            + "); raise one or lower the other");
+        }
+        if (p.getWaitTimeout().compareTo(p.getMaxWaitTimeout()) > 0) {
+            fail(
+                    "fencelock.wait-timeout",
+                    p.getWaitTimeout(),
+                    "must not exceed fencelock.max-wait-timeout (" + p.getMaxWaitTimeout()
+                            + "); raise one or lower the other");
+        }
+        atLeastOne("fencelock.max-waiters-per-resource", p.getMaxWaitersPerResource());
+        atLeastOne("fencelock.max-resource-length", p.getMaxResourceLength());
+        checkNamespace(p.getNamespace());
+        if (p.getBackend() == FenceLockProperties.Backend.ETCD) {
+            checkEtcd(p.getEtcd());
+        }
+    }
+
+    private void checkNamespace(@Nullable String namespace) {
+        if (namespace == null
+                || namespace.length() < 2
+                || namespace.charAt(0) != '/'
+                || namespace.endsWith("/")
+                || !namespace.chars().allMatch((c) -> c > 0x20 && c < 0x7f)) {
+            fail(
+                    "fencelock.namespace",
+                    namespace,
+                    "must start with '/', must not end with '/' and may use printable ASCII only, e.g. /fencelock");
+        }
+    }
+
+    private void checkEtcd(FenceLockProperties.Etcd etcd) {
+        positive("fencelock.etcd.connect-timeout", etcd.getConnectTimeout());
+        positive("fencelock.etcd.request-timeout", etcd.getRequestTimeout());
+        List<String> endpoints = etcd.getEndpoints();
+        if (endpoints == null || endpoints.isEmpty()) {
+            fail(
+                    "fencelock.etcd.endpoints",
+                    endpoints,
+                    "must list at least one etcd client URL, e.g. http://127.0.0.1:2379");
+        }
+        for (int i = 0; i < endpoints.size(); i++) {
+            checkEndpoint("fencelock.etcd.endpoints[" + i + "]", endpoints.get(i));
+        }
+        if ((etcd.getUsername() == null) != (etcd.getPassword() == null)) {
+            fail("fencelock.etcd.username", etcd.getUsername(), "and fencelock.etcd.password must be set together");
+        }
+        FenceLockProperties.Tls tls = etcd.getTls();
+        if ((tls.getCertificate() == null) != (tls.getPrivateKey() == null)) {
+            fail(
+                    "fencelock.etcd.tls.certificate",
+                    tls.getCertificate(),
+                    "and fencelock.etcd.tls.private-key must be set together for client certificate authentication");
+        }
+        if (tls.isEnabled()) {
+            readable("fencelock.etcd.tls.ca-certificate", tls.getCaCertificate());
+            readable("fencelock.etcd.tls.certificate", tls.getCertificate());
+            readable("fencelock.etcd.tls.private-key", tls.getPrivateKey());
+        }
+    }
+
+    private static void readable(String property, @Nullable Resource resource) {
+        if (resource != null && !resource.isReadable()) {
+            fail(property, resource, "does not exist or cannot be read");
+        }
+    }
+
+    private static void checkEndpoint(String property, @Nullable String endpoint) {
+        String problem = endpointProblem(endpoint);
+        if (problem != null) {
+            fail(property, endpoint, problem + "; expected a URL such as http://10.0.0.1:2379");
+        }
+    }
+
+    private static @Nullable String endpointProblem(@Nullable String endpoint) {
+        if (endpoint == null || endpoint.isBlank()) {
+            return "must not be empty";
+        }
+        try {
+            URI uri = new URI(endpoint.trim());
+            if (!"http".equals(uri.getScheme()) && !"https".equals(uri.getScheme())) {
+                return "must use the http or https scheme";
+            }
+            if (uri.getHost() == null || uri.getPort() < 1) {
+                return "must name a host and a port";
+            }
+            return null;
+        } catch (URISyntaxException ex) {
+            return "is not a valid URL (" + ex.getReason() + ")";
+        }
+    }
+
+    private static void notNegative(String property, @Nullable Duration value) {
+        if (value == null || value.isNegative()) {
+            fail(property, value, "must not be negative");
+        }
+    }
+
+    private static void positive(String property, @Nullable Duration value) {
+        if (value == null || value.isNegative() || value.isZero()) {
+            fail(property, value, "must be positive");
+        }
+    }
+
+    private static void atLeastOne(String property, int value) {
+        if (value < 1) {
+            fail(property, value, "must be at least 1");
+        }
+    }
+
+    private static void fail(String property, @Nullable Object value, String problem) {
+        throw new IllegalStateException(
+                "Invalid value '" + value + "' for " + property + ": " + property + " " + problem + ".");
+    }
+}

@@ -1,0 +1,406 @@
+package dev.fencelock.aspect;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+import dev.fencelock.FencingContext;
+import dev.fencelock.FencingContext.Fence;
+import dev.fencelock.LockAcquisitionTimeoutException;
+import dev.fencelock.LockClient;
+import dev.fencelock.LockEventListener;
+import dev.fencelock.LockLease;
+import dev.fencelock.LockLostException;
+import dev.fencelock.LockRequest;
+import dev.fencelock.annotation.DistributedLock;
+import dev.fencelock.annotation.LockNotAcquiredPolicy;
+import dev.fencelock.autoconfigure.FenceLockAutoConfiguration;
+import dev.fencelock.memory.InMemoryLockBackend;
+import dev.fencelock.memory.InMemoryLockStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.ContextConsumer;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+class DistributedLockAspectTests {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, FenceLockAutoConfiguration.class))
+            .withPropertyValues("fencelock.backend=in-memory")
+            .withUserConfiguration(ServiceConfiguration.class);
+
+    @Test
+    void callShouldRunUnderTheLockAndReleaseItAfterwards() {
+        run((context) -> {
+            LockClient client = context.getBean(LockClient.class);
+            LockedService service = context.getBean(LockedService.class);
+            List<LockClient.HeldLock> heldInside = service.ship(42L, () -> client.heldLocks());
+            assertThat(heldInside).extracting(LockClient.HeldLock::resource).containsExactly("order:42");
+            assertThat(client.heldCount()).isZero();
+        });
+    }
+
+    @Test
+    void fencingContextShouldShowTheTokenInsideTheCallOnly() {
+        run((context) -> {
+            LockedService service = context.getBean(LockedService.class);
+            List<Boolean> validInside = new ArrayList<>();
+            List<Fence> fences = service.ship(7L, () -> {
+                validInside.add(FencingContext.current().orElseThrow().isValid());
+                return FencingContext.all();
+            });
+            assertThat(validInside).containsExactly(true);
+            assertThat(fences).singleElement().satisfies((fence) -> {
+                assertThat(fence.resource()).isEqualTo("order:7");
+                assertThat(fence.token()).isPositive();
+                assertThat(fence.isValid()).as("lease released after the call").isFalse();
+            });
+            assertThat(FencingContext.all()).isEmpty();
+        });
+    }
+
+    @Test
+    void nestedCallsOnDifferentKeysShouldStackTheirFences() {
+        run((context) -> {
+            LockedService service = context.getBean(LockedService.class);
+            List<Fence> fences = service.ship(1L, () -> service.ship(2L, FencingContext::all));
+            assertThat(fences).extracting(Fence::resource).containsExactly("order:1", "order:2");
+            assertThat(fences.get(1).token()).isGreaterThan(fences.get(0).token());
+            assertThat(FencingContext.all()).isEmpty();
+        });
+    }
+
+    @Test
+    void nestedCallOnTheSameKeyShouldReenterWithTheSameToken() {
+        run((context) -> {
+            LockClient client = context.getBean(LockClient.class);
+            LockedService service = context.getBean(LockedService.class);
+            List<Object> seen = new ArrayList<>();
+            service.ship(5L, () -> {
+                long outer = FencingContext.current().orElseThrow().token();
+                return service.ship(5L, () -> {
+                    seen.add(outer);
+                    seen.add(FencingContext.current().orElseThrow().token());
+                    seen.add(client.heldLocks().get(0).holds());
+                    return null;
+                });
+            });
+            assertThat(seen.get(0)).isEqualTo(seen.get(1));
+            assertThat(seen.get(2)).isEqualTo(2);
+            assertThat(client.heldCount()).isZero();
+            assertThat(FencingContext.all()).isEmpty();
+        });
+    }
+
+    @Test
+    void callThatThrowsShouldStillClearTheFenceAndRelease() {
+        run((context) -> {
+            LockClient client = context.getBean(LockClient.class);
+            LockedService service = context.getBean(LockedService.class);
+            assertThatExceptionOfType(IllegalStateException.class)
+                    .isThrownBy(() -> service.ship(9L, () -> {
+                        throw new IllegalStateException("boom");
+                    }));
+            assertThat(FencingContext.all()).isEmpty();
+            assertThat(client.heldCount()).isZero();
+            assertThat(client.tryAcquire("order:9")).hasValueSatisfying(LockLease::release);
+        });
+    }
+
+    @Test
+    void eventsShouldNameTheLockByItsKeyTemplateNotTheResolvedKey() {
+        List<String> lockNames = new java.util.concurrent.CopyOnWriteArrayList<>();
+        LockEventListener listener = new LockEventListener() {
+            @Override
+            public void acquired(LockLease lease, String lockName, Duration waited, boolean reentered) {
+                lockNames.add(lockName + " -> " + lease.resource());
+            }
+        };
+        this.runner.withBean(LockEventListener.class, () -> listener).run((context) -> {
+            context.getBean(LockedService.class).ship(77L, () -> null);
+            assertThat(context.getBean(LockedService.class).nightlyReport()).isEqualTo("nightly-report");
+            assertThat(lockNames)
+                    .containsExactly("'order:' + #orderId -> order:77", "nightly-report -> nightly-report");
+        });
+    }
+
+    @Test
+    void fixedNameShouldBeUsedAsTheResource() {
+        run((context) -> {
+            LockedService service = context.getBean(LockedService.class);
+            assertThat(service.nightlyReport()).isEqualTo("nightly-report");
+        });
+    }
+
+    @Test
+    void busyLockWithThrowPolicyShouldFailWithoutCallingTheMethod() {
+        run((context) -> {
+            LockClient client = context.getBean(LockClient.class);
+            LockedService service = context.getBean(LockedService.class);
+            LockLease held = client.acquire(LockRequest.of("order:3"));
+            try {
+                assertThatExceptionOfType(LockAcquisitionTimeoutException.class).isThrownBy(() -> service.shipNow(3L));
+            } finally {
+                held.release();
+            }
+            assertThat(service.calls()).isZero();
+        });
+    }
+
+    @Test
+    void busyLockWithSkipPolicyShouldReturnEmptyValuesWithoutCallingTheMethod() {
+        run((context) -> {
+            LockClient client = context.getBean(LockClient.class);
+            SkippingService service = context.getBean(SkippingService.class);
+            LockLease held = client.acquire(LockRequest.of("busy"));
+            try {
+                assertThat(service.flag()).isFalse();
+                assertThat(service.wrappedFlag()).isFalse();
+                assertThat(service.count()).isZero();
+                assertThat(service.optional()).isEmpty();
+                assertThat(service.text()).isNull();
+                assertThat(service.future()).isCompletedWithValue(null);
+                service.nothing();
+            } finally {
+                held.release();
+            }
+            assertThat(service.calls()).isZero();
+            assertThat(service.flag()).isTrue();
+            assertThat(service.calls()).isOne();
+        });
+    }
+
+    @Test
+    void waitTimeoutShouldResolvePlaceholders() {
+        this.runner.withPropertyValues("app.report.wait=0s").run((context) -> {
+            LockClient client = context.getBean(LockClient.class);
+            SkippingService service = context.getBean(SkippingService.class);
+            LockLease held = client.acquire(LockRequest.of("report"));
+            try {
+                long started = System.nanoTime();
+                assertThatExceptionOfType(LockAcquisitionTimeoutException.class).isThrownBy(service::report);
+                assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
+            } finally {
+                held.release();
+            }
+        });
+    }
+
+    @Test
+    void lockLostDuringTheCallShouldInterruptItAndFailAfterItReturns() {
+        InMemoryLockStore store = new InMemoryLockStore();
+        InMemoryLockBackend backend = InMemoryLockBackend.sharing(store);
+        this.runner
+                .withBean(InMemoryLockBackend.class, () -> backend)
+                .withPropertyValues("fencelock.lease-ttl=1s")
+                .run((context) -> {
+                    LockedService service = context.getBean(LockedService.class);
+                    AtomicBoolean interrupted = new AtomicBoolean();
+                    backend.pauseRenewals();
+                    assertThatExceptionOfType(LockLostException.class)
+                            .isThrownBy(() -> service.ship(11L, () -> {
+                                try {
+                                    new CountDownLatch(1).await(10, TimeUnit.SECONDS);
+                                } catch (InterruptedException ex) {
+                                    interrupted.set(true);
+                                }
+                                return "finished";
+                            }))
+                            .withMessageContaining("order:11")
+                            .withMessageContaining("'order:' + #orderId")
+                            .withMessageContaining("LockedService.ship(long, Supplier)");
+                    assertThat(interrupted).isTrue();
+                    assertThat(Thread.currentThread().isInterrupted()).isFalse();
+                    assertThat(FencingContext.all()).isEmpty();
+                });
+        store.close();
+    }
+
+    @Test
+    void lockLostWithoutInterruptShouldStillFailAfterTheMethodReturns() {
+        InMemoryLockStore store = new InMemoryLockStore();
+        InMemoryLockBackend backend = InMemoryLockBackend.sharing(store);
+        this.runner
+                .withBean(InMemoryLockBackend.class, () -> backend)
+                .withPropertyValues("fencelock.lease-ttl=1s", "fencelock.aspect.interrupt-on-lost=false")
+                .run((context) -> {
+                    LockedService service = context.getBean(LockedService.class);
+                    backend.pauseRenewals();
+                    assertThatExceptionOfType(LockLostException.class)
+                            .isThrownBy(() -> service.ship(12L, () -> {
+                                Fence fence = FencingContext.current().orElseThrow();
+                                await().atMost(Duration.ofSeconds(10)).until(() -> !fence.isValid());
+                                return Thread.currentThread().isInterrupted();
+                            }));
+                });
+        store.close();
+    }
+
+    @Test
+    void futureReturningMethodShouldHoldTheLockUntilTheFutureCompletes() {
+        run((context) -> {
+            LockClient client = context.getBean(LockClient.class);
+            LockedService service = context.getBean(LockedService.class);
+            CompletableFuture<String> pending = new CompletableFuture<>();
+            CompletableFuture<String> result = service.shipLater(21L, pending);
+            assertThat(FencingContext.all()).isEmpty();
+            assertThat(result).isNotDone();
+            assertThat(client.heldLocks())
+                    .extracting(LockClient.HeldLock::resource)
+                    .containsExactly("order:21");
+            pending.complete("shipped");
+            assertThat(result.join()).isEqualTo("shipped");
+            assertThat(client.heldCount()).isZero();
+        });
+    }
+
+    @Test
+    void futureReturningMethodShouldReleaseWhenTheFutureFails() {
+        run((context) -> {
+            LockClient client = context.getBean(LockClient.class);
+            LockedService service = context.getBean(LockedService.class);
+            CompletableFuture<String> pending = new CompletableFuture<>();
+            CompletableFuture<String> result = service.shipLater(22L, pending);
+            pending.completeExceptionally(new IllegalStateException("failed"));
+            assertThat(result).failsWithin(Duration.ofSeconds(5));
+            assertThat(client.heldCount()).isZero();
+        });
+    }
+
+    @Test
+    void futureReturningMethodWhoseLockIsLostShouldFailTheFuture() {
+        InMemoryLockStore store = new InMemoryLockStore();
+        InMemoryLockBackend backend = InMemoryLockBackend.sharing(store);
+        this.runner
+                .withBean(InMemoryLockBackend.class, () -> backend)
+                .withPropertyValues("fencelock.lease-ttl=1s")
+                .run((context) -> {
+                    LockedService service = context.getBean(LockedService.class);
+                    CompletableFuture<String> pending = new CompletableFuture<>();
+                    backend.pauseRenewals();
+                    CompletableFuture<String> result = service.shipLater(23L, pending);
+                    await().atMost(Duration.ofSeconds(10))
+                            .until(() -> context.getBean(LockClient.class).heldCount() == 0);
+                    pending.complete("too late");
+                    assertThat(result)
+                            .failsWithin(Duration.ofSeconds(5))
+                            .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                            .withCauseInstanceOf(LockLostException.class);
+                });
+        store.close();
+    }
+
+    private void run(ContextConsumer<AssertableApplicationContext> test) {
+        this.runner.run(test);
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class ServiceConfiguration {
+
+        @Bean
+        LockedService lockedService() {
+            return new LockedService();
+        }
+
+        @Bean
+        SkippingService skippingService() {
+            return new SkippingService();
+        }
+    }
+
+    public static class LockedService {
+
+        volatile int calls;
+
+        public int calls() {
+            return this.calls;
+        }
+
+        @DistributedLock(key = "'order:' + #orderId")
+        public <T> T ship(long orderId, java.util.function.Supplier<T> work) {
+            return work.get();
+        }
+
+        @DistributedLock(key = "'order:' + #orderId", waitTimeout = "0s")
+        public void shipNow(long orderId) {
+            this.calls++;
+        }
+
+        @DistributedLock("nightly-report")
+        public String nightlyReport() {
+            return FencingContext.current().orElseThrow().resource();
+        }
+
+        @DistributedLock(key = "'order:' + #orderId")
+        public CompletableFuture<String> shipLater(long orderId, CompletableFuture<String> work) {
+            return work;
+        }
+    }
+
+    public static class SkippingService {
+
+        volatile int calls;
+
+        public int calls() {
+            return this.calls;
+        }
+
+        @DistributedLock(name = "busy", waitTimeout = "0s", onNotAcquired = LockNotAcquiredPolicy.SKIP)
+        public boolean flag() {
+            this.calls++;
+            return true;
+        }
+
+        @DistributedLock(name = "busy", waitTimeout = "0s", onNotAcquired = LockNotAcquiredPolicy.SKIP)
+        public Boolean wrappedFlag() {
+            this.calls++;
+            return true;
+        }
+
+        @DistributedLock(name = "busy", waitTimeout = "0s", onNotAcquired = LockNotAcquiredPolicy.SKIP)
+        public int count() {
+            this.calls++;
+            return 1;
+        }
+
+        @DistributedLock(name = "busy", waitTimeout = "PT0S", onNotAcquired = LockNotAcquiredPolicy.SKIP)
+        public Optional<String> optional() {
+            this.calls++;
+            return Optional.of("ran");
+        }
+
+        @DistributedLock(name = "busy", waitTimeout = "0s", onNotAcquired = LockNotAcquiredPolicy.SKIP)
+        public String text() {
+            this.calls++;
+            return "ran";
+        }
+
+        @DistributedLock(name = "busy", waitTimeout = "0s", onNotAcquired = LockNotAcquiredPolicy.SKIP)
+        public CompletableFuture<String> future() {
+            this.calls++;
+            return CompletableFuture.completedFuture("ran");
+        }
+
+        @DistributedLock(name = "busy", waitTimeout = "0s", onNotAcquired = LockNotAcquiredPolicy.SKIP)
+        public void nothing() {
+            this.calls++;
+        }
+
+        @DistributedLock(name = "report", waitTimeout = "${app.report.wait:30s}")
+        public void report() {
+            this.calls++;
+        }
+    }
+}

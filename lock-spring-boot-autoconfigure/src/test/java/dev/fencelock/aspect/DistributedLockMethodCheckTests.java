@@ -1,0 +1,205 @@
+package dev.fencelock.aspect;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencelock.annotation.DistributedLock;
+import dev.fencelock.autoconfigure.FenceLockAutoConfiguration;
+import java.util.concurrent.Flow;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.reactivestreams.Publisher;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.NestedExceptionUtils;
+
+class DistributedLockMethodCheckTests {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, FenceLockAutoConfiguration.class))
+            .withPropertyValues("fencelock.backend=in-memory");
+
+    @BeforeEach
+    void resetTripwire() {
+        Tripwire.TRIPPED.set(false);
+    }
+
+    @Test
+    void typeReferenceInKeyShouldStopStartupWithoutRunningIt() {
+        this.runner.withBean(TypeReferenceKey.class).run((context) -> {
+            assertThat(failure(context))
+                    .hasMessageContaining("T(dev.fencelock.aspect.Tripwire).trip()")
+                    .hasMessageContaining("TypeReferenceKey.run(String)")
+                    .hasMessageContaining("type reference");
+            assertThat(Tripwire.TRIPPED).isFalse();
+        });
+    }
+
+    @Test
+    void beanReferenceInKeyShouldStopStartupWithoutRunningIt() {
+        this.runner
+                .withBean("tripwire", Tripwire.class, () -> {
+                    // Constructing the bean trips the wire; reset so only the expression could trip it.
+                    Tripwire tripwire = new Tripwire();
+                    Tripwire.TRIPPED.set(false);
+                    return tripwire;
+                })
+                .withBean(BeanReferenceKey.class)
+                .run((context) -> {
+                    assertThat(failure(context))
+                            .hasMessageContaining("@tripwire.tripInstance()")
+                            .hasMessageContaining("bean reference");
+                    assertThat(Tripwire.TRIPPED).isFalse();
+                });
+    }
+
+    @Test
+    void constructorInKeyShouldStopStartupWithoutRunningIt() {
+        this.runner.withBean(ConstructorKey.class).run((context) -> {
+            assertThat(failure(context))
+                    .hasMessageContaining("new dev.fencelock.aspect.Tripwire()")
+                    .hasMessageContaining("constructor");
+            assertThat(Tripwire.TRIPPED).isFalse();
+        });
+    }
+
+    @Test
+    void reactiveStreamsPublisherShouldStopStartup() {
+        this.runner
+                .withBean(ReactiveStreamsService.class)
+                .run((context) -> assertThat(failure(context))
+                        .hasMessageContaining("ReactiveStreamsService.events()")
+                        .hasMessageContaining("org.reactivestreams.Publisher"));
+    }
+
+    @Test
+    void flowPublisherShouldStopStartup() {
+        this.runner
+                .withBean(FlowService.class)
+                .run((context) -> assertThat(failure(context))
+                        .hasMessageContaining("FlowService.events()")
+                        .hasMessageContaining("java.util.concurrent.Flow$Publisher"));
+    }
+
+    @Test
+    void privateOrFinalMethodsShouldStopStartup() {
+        this.runner
+                .withBean(UnproxyableMethods.class)
+                .run((context) -> assertThat(failure(context))
+                        .hasMessageContaining("UnproxyableMethods.hidden()")
+                        .hasMessageContaining("UnproxyableMethods.sealed()")
+                        .hasMessageContaining("must not be private, static or final"));
+    }
+
+    @Test
+    void nameAndKeyTogetherShouldStopStartup() {
+        this.runner
+                .withBean(NameAndKey.class)
+                .run((context) -> assertThat(failure(context))
+                        .hasMessageContaining("NameAndKey.run()")
+                        .hasMessageContaining("exactly one of name")
+                        .hasMessageContaining("both"));
+    }
+
+    @Test
+    void malformedDurationShouldStopStartup() {
+        this.runner
+                .withBean(BadDuration.class)
+                .run((context) -> assertThat(failure(context))
+                        .hasMessageContaining("waitTimeout = \"soon\"")
+                        .hasMessageContaining("BadDuration.run()"));
+    }
+
+    @Test
+    void leaseTtlAboveTheConfiguredMaximumShouldStopStartup() {
+        this.runner
+                .withBean(LongLease.class)
+                .run((context) -> assertThat(failure(context)).hasMessageContaining("fencelock.max-lease-ttl"));
+    }
+
+    @Test
+    void beanThatIsNotProxiedShouldStopStartup() {
+        this.runner
+                .withPropertyValues("spring.aop.auto=false")
+                .withBean(Fine.class)
+                .run((context) -> assertThat(failure(context)).hasMessageContaining("is not proxied"));
+    }
+
+    @Test
+    void validMethodsShouldStart() {
+        this.runner.withBean(Fine.class).run((context) -> assertThat(context).hasNotFailed());
+    }
+
+    private static Throwable failure(AssertableApplicationContext context) {
+        assertThat(context).hasFailed();
+        return NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure());
+    }
+
+    public static class TypeReferenceKey {
+
+        @DistributedLock(key = "T(dev.fencelock.aspect.Tripwire).trip()")
+        public void run(String id) {}
+    }
+
+    public static class BeanReferenceKey {
+
+        @DistributedLock(key = "@tripwire.tripInstance()")
+        public void run(String id) {}
+    }
+
+    public static class ConstructorKey {
+
+        @DistributedLock(key = "new dev.fencelock.aspect.Tripwire()")
+        public void run(String id) {}
+    }
+
+    public static class ReactiveStreamsService {
+
+        @DistributedLock("events")
+        public Publisher<String> events() {
+            return (subscriber) -> {};
+        }
+    }
+
+    public static class FlowService {
+
+        @DistributedLock("events")
+        public Flow.Publisher<String> events() {
+            return (subscriber) -> {};
+        }
+    }
+
+    public static class UnproxyableMethods {
+
+        @DistributedLock("hidden")
+        private void hidden() {}
+
+        @DistributedLock("sealed")
+        public final void sealed() {}
+    }
+
+    public static class NameAndKey {
+
+        @DistributedLock(name = "a", key = "'b'")
+        public void run() {}
+    }
+
+    public static class BadDuration {
+
+        @DistributedLock(name = "a", waitTimeout = "soon")
+        public void run() {}
+    }
+
+    public static class LongLease {
+
+        @DistributedLock(name = "a", leaseTtl = "1h")
+        public void run() {}
+    }
+
+    public static class Fine {
+
+        @DistributedLock(key = "'fine:' + #id", waitTimeout = "${missing.property:1s}", leaseTtl = "PT5S")
+        public void run(String id) {}
+    }
+}
