@@ -7,6 +7,7 @@ set -euo pipefail
 missing=()
 command -v etcd >/dev/null 2>&1 || missing+=(etcd-server)
 command -v mvn >/dev/null 2>&1 || missing+=(maven)
+command -v curl >/dev/null 2>&1 || missing+=(curl)
 [ -x /usr/lib/postgresql/15/bin/postgres ] || ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || missing+=(postgresql)
 command -v mariadbd >/dev/null 2>&1 || command -v mysqld >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] || missing+=(mariadb-server)
 
@@ -17,5 +18,5 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-etcd --version | head -n 1
-mvn -v | head -n 1
+etcd --version | sed -n 1p
+mvn -v | sed -n 1p
