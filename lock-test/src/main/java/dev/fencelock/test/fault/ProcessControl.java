@@ -21,16 +21,42 @@ public final class ProcessControl {
     /** Freezes the process with {@code SIGSTOP}; it cannot catch or ignore it. */
     public static void pause(long pid) {
         signal("STOP", pid);
+        // kill returns once the signal is queued; on a busy machine the process may run on for a
+        // moment. Callers assert on a frozen process, so wait until the kernel reports it stopped.
+        awaitState(pid, true);
     }
 
     /** Lets a paused process run again with {@code SIGCONT}. */
     public static void resume(long pid) {
         signal("CONT", pid);
+        awaitState(pid, false);
     }
 
     /** Ends the process at once with {@code SIGKILL}, which also works on a paused process. */
     public static void kill(long pid) {
         signal("KILL", pid);
+    }
+
+    /** Waits (bounded) until /proc says the process is, or is no longer, stopped by a signal. */
+    private static void awaitState(long pid, boolean stopped) {
+        java.nio.file.Path stat = java.nio.file.Path.of("/proc", Long.toString(pid), "stat");
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+        while (System.nanoTime() - deadline < 0) {
+            String state;
+            try {
+                // Line-based read: /proc files report a size of zero.
+                String line = java.nio.file.Files.readAllLines(stat).get(0);
+                state = line.substring(line.lastIndexOf(')') + 2, line.lastIndexOf(')') + 3);
+            } catch (java.io.IOException | RuntimeException ex) {
+                return; // the process is gone; nothing to wait for
+            }
+            if (state.equals("T") == stopped) {
+                return;
+            }
+            Thread.onSpinWait();
+        }
+        throw new IllegalStateException("Process " + pid + " did not become " + (stopped ? "stopped" : "running")
+                + " within 5 s after its signal");
     }
 
     private static void signal(String signal, long pid) {
