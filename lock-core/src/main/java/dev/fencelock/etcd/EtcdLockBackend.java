@@ -146,7 +146,7 @@ public final class EtcdLockBackend implements LockBackend {
     public Map<Long, SessionInfo> sessions() {
         Map<Long, SessionInfo> info = new java.util.TreeMap<>();
         this.sessions.forEach((ttl, future) -> {
-            SessionLease session = future.getNow(null);
+            SessionLease session = grantedOrNull(future);
             if (session != null && !session.isExpired()) {
                 long remaining = session.validUntilNanos() - System.nanoTime();
                 info.put(ttl, new SessionInfo(session.leaseId, Duration.ofNanos(remaining), session.locks.size()));
@@ -636,7 +636,7 @@ public final class EtcdLockBackend implements LockBackend {
     private CompletableFuture<SessionLease> session(long ttlSeconds, long deadlineNanos) {
         while (true) {
             CompletableFuture<SessionLease> future = this.sessions.computeIfAbsent(ttlSeconds, this::grantSession);
-            SessionLease session = future.getNow(null);
+            SessionLease session = grantedOrNull(future);
             if (future.isCompletedExceptionally() || (session != null && session.isExpired())) {
                 // Do not cache a failure or a dead lease: the next caller grants a fresh one.
                 this.sessions.remove(ttlSeconds, future);
@@ -646,6 +646,14 @@ public final class EtcdLockBackend implements LockBackend {
             }
             return future;
         }
+    }
+
+    /**
+     * The session a grant produced, or {@code null} while it is pending or when it failed.
+     * ({@code getNow} would throw for a failed grant, and a failed grant must never stay cached.)
+     */
+    private static @Nullable SessionLease grantedOrNull(CompletableFuture<SessionLease> future) {
+        return (future.isDone() && !future.isCompletedExceptionally()) ? future.join() : null;
     }
 
     private CompletableFuture<SessionLease> grantSession(long ttlSeconds) {
@@ -737,7 +745,7 @@ public final class EtcdLockBackend implements LockBackend {
             return;
         }
         this.sessions.computeIfPresent(
-                session.ttlSeconds, (ttl, future) -> future.getNow(null) == session ? null : future);
+                session.ttlSeconds, (ttl, future) -> grantedOrNull(future) == session ? null : future);
         cancel(session.keepAliveTask);
         cancel(session.deadlineTask);
         logger.warn(
@@ -1061,7 +1069,7 @@ public final class EtcdLockBackend implements LockBackend {
         }
         List<CompletableFuture<?>> revokes = new ArrayList<>();
         for (CompletableFuture<SessionLease> future : this.sessions.values()) {
-            SessionLease session = future.getNow(null);
+            SessionLease session = grantedOrNull(future);
             if (session != null && session.expire()) {
                 cancel(session.keepAliveTask);
                 cancel(session.deadlineTask);

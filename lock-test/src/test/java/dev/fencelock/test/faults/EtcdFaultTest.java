@@ -168,6 +168,48 @@ class EtcdFaultTest {
     }
 
     @Test
+    void aClientCutOffPastItsLeaseRecoversOnceTheNetworkIsBack() throws Exception {
+        FaultProxy proxy =
+                closeLater(FaultProxy.forEndpoint(this.cluster.member(0).clientEndpoint()));
+        LockClient client = client(List.of(proxy.endpoint()));
+        LockRequest shortLease = LockRequest.builder("partitioned")
+                .leaseTtl(Duration.ofSeconds(2))
+                .build();
+        LockLease held = client.acquire(shortLease);
+        AtomicBoolean stop = new AtomicBoolean();
+        ExecutorService pool = Executors.newFixedThreadPool(3);
+        try {
+            // Acquirers keep trying through the partition: their failed session grants must not stick.
+            for (int t = 0; t < 3; t++) {
+                pool.submit(() -> {
+                    while (!stop.get()) {
+                        try (LockLease lease = client.acquire(LockRequest.builder("busy")
+                                .leaseTtl(Duration.ofSeconds(2))
+                                .waitTimeout(Duration.ofSeconds(1))
+                                .build())) {
+                            Thread.onSpinWait();
+                        } catch (LockException expected) {
+                            // the partition
+                        }
+                    }
+                });
+            }
+            proxy.blackhole();
+            await().atMost(Duration.ofSeconds(10)).until(() -> !held.isValid());
+            proxy.restore();
+            LockLease after = await().atMost(Duration.ofSeconds(15))
+                    .ignoreExceptions()
+                    .until(() -> client.acquire(shortLease), lease -> lease != null);
+            assertThat(after.fencingToken()).isGreaterThan(held.fencingToken());
+            assertThat(after.leaseId()).isNotEqualTo(held.leaseId());
+            after.release();
+        } finally {
+            stop.set(true);
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
     void healthIsDownWithinItsTimeoutWithoutAMajorityAndUpAgainAfter() throws Exception {
         LockClient client = client(this.cluster.endpoints());
         Duration timeout = Duration.ofSeconds(1);
