@@ -66,9 +66,21 @@ public final class LockAuditLog implements LockEventListener {
         log("lost", "lost", lease.resource(), lockName, lease.leaseId(), lease.fencingToken(), Duration.ZERO);
     }
 
-    /** Records that an operator force-released the current holder of {@code resource}. */
-    public void forceReleased(String resource, long leaseId, long token) {
-        log("force-release", "released", resource, "admin", leaseId, token, Duration.ZERO);
+    /**
+     * Records that an operator of this instance force-released the holder of {@code resource};
+     * {@code holder} is the holder record that was removed (which instance held it).
+     */
+    public void forceReleased(String resource, long leaseId, long token, String holder) {
+        if (audit.isInfoEnabled()) {
+            audit.info(
+                    "event=force-release outcome=released resource=\"{}\" leaseId={} token={} holder=\"{}\""
+                            + " instance=\"{}\"",
+                    quoteSafe(resource),
+                    leaseId,
+                    token,
+                    quoteSafe(holder),
+                    quoteSafe(this.instanceId));
+        }
     }
 
     /** Records a write the data store refused for a stale fencing token. */
@@ -93,6 +105,10 @@ public final class LockAuditLog implements LockEventListener {
     }
 
     private static String quoteSafe(String value) {
-        return value.replace("\\", "\\\\").replace("\"", "\\\"");
+        // One event, one line: lock names and holder records are not checked for control characters.
+        return value.replace("\\", "\\\\")
+                .replace("\"", "\\\"")
+                .replace("\n", "\\n")
+                .replace("\r", "\\r");
     }
 }

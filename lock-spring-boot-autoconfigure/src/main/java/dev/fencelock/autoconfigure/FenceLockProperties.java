@@ -1,5 +1,7 @@
 package dev.fencelock.autoconfigure;
 
+import dev.fencelock.jdbc.FenceDialect;
+import dev.fencelock.jdbc.FenceTable;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,6 +53,12 @@ public class FenceLockProperties implements InitializingBean {
     private final Aspect aspect = new Aspect();
 
     private final Etcd etcd = new Etcd();
+
+    private final Fencing fencing = new Fencing();
+
+    private final Audit audit = new Audit();
+
+    private final Health health = new Health();
 
     public boolean isEnabled() {
         return this.enabled;
@@ -130,6 +138,18 @@ public class FenceLockProperties implements InitializingBean {
 
     public Etcd getEtcd() {
         return this.etcd;
+    }
+
+    public Fencing getFencing() {
+        return this.fencing;
+    }
+
+    public Audit getAudit() {
+        return this.audit;
+    }
+
+    public Health getHealth() {
+        return this.health;
     }
 
     @Override
@@ -299,5 +319,134 @@ public class FenceLockProperties implements InitializingBean {
         public void setAuthority(@Nullable String authority) {
             this.authority = authority;
         }
+    }
+
+    /** Audit trail of lock events, written to the {@code dev.fencelock.audit} logger. */
+    public static class Audit {
+
+        /** Whether to write an audit line for each acquire, release, loss and force-release. */
+        private boolean enabled = true;
+
+        public boolean isEnabled() {
+            return this.enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+    }
+
+    /** The {@code fencelock} health contributor. */
+    public static class Health {
+
+        /** Longest time a health check waits for the lock store; the check is DOWN when it runs out. */
+        private Duration timeout = Duration.ofSeconds(2);
+
+        /** How long a health result is reused before the lock store is asked again. */
+        private Duration cacheTtl = Duration.ofSeconds(5);
+
+        public Duration getTimeout() {
+            return this.timeout;
+        }
+
+        public void setTimeout(Duration timeout) {
+            this.timeout = timeout;
+        }
+
+        public Duration getCacheTtl() {
+            return this.cacheTtl;
+        }
+
+        public void setCacheTtl(Duration cacheTtl) {
+            this.cacheTtl = cacheTtl;
+        }
+    }
+
+    /** Fencing at the data store: the JDBC guard on the application's data sources. */
+    public static class Fencing {
+
+        /**
+         * Whether to wrap every DataSource bean so that, under a lock, the first statement of each
+         * transaction presents the lock's fencing token to the fence table.
+         */
+        private boolean enabled = true;
+
+        private final Jdbc jdbc = new Jdbc();
+
+        public boolean isEnabled() {
+            return this.enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public Jdbc getJdbc() {
+            return this.jdbc;
+        }
+    }
+
+    /** The fence table the JDBC guard writes to. */
+    public static class Jdbc {
+
+        /** Name of the fence table, optionally qualified as schema.table. */
+        private String table = FenceTable.DEFAULT_NAME;
+
+        /** Length of the fence table's resource column, in characters; must match the DDL. */
+        private int resourceLength = FenceTable.DEFAULT_RESOURCE_LENGTH;
+
+        /**
+         * When to create the fence table at startup if it is missing; otherwise a missing table stops
+         * the application.
+         */
+        private InitializationMode initializeSchema = InitializationMode.EMBEDDED;
+
+        /** SQL dialect of the fence statements; detected from the database when not set. */
+        private @Nullable FenceDialect dialect;
+
+        public String getTable() {
+            return this.table;
+        }
+
+        public void setTable(String table) {
+            this.table = table;
+        }
+
+        public int getResourceLength() {
+            return this.resourceLength;
+        }
+
+        public void setResourceLength(int resourceLength) {
+            this.resourceLength = resourceLength;
+        }
+
+        public InitializationMode getInitializeSchema() {
+            return this.initializeSchema;
+        }
+
+        public void setInitializeSchema(InitializationMode initializeSchema) {
+            this.initializeSchema = initializeSchema;
+        }
+
+        public @Nullable FenceDialect getDialect() {
+            return this.dialect;
+        }
+
+        public void setDialect(@Nullable FenceDialect dialect) {
+            this.dialect = dialect;
+        }
+    }
+
+    /** When to create the fence table at startup, like Spring Boot's database initialization modes. */
+    public enum InitializationMode {
+
+        /** Always create the table if it is missing. */
+        ALWAYS,
+
+        /** Create the table only in an embedded (in-memory) database. */
+        EMBEDDED,
+
+        /** Never create the table; a missing table stops the application. */
+        NEVER
     }
 }

@@ -1,0 +1,68 @@
+package dev.fencelock.autoconfigure.fencing;
+
+import dev.fencelock.autoconfigure.FenceLockAutoConfiguration;
+import dev.fencelock.autoconfigure.FenceLockProperties;
+import dev.fencelock.jdbc.FenceGuard;
+import javax.sql.DataSource;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Auto-configuration of fencing at the data store: every {@link DataSource} bean becomes a
+ * {@link dev.fencelock.jdbc.FencedDataSource}, so that inside {@code @DistributedLock} the first
+ * statement of each transaction presents the lock's fencing token to the fence table. Refusals are
+ * counted ({@code fencelock.fencing.rejected}) and audited when those beans exist.
+ *
+ * <p>Wrapping happens in a bean post-processor, so it covers data sources from any configuration;
+ * the guard is an ordinary bean that an application can replace. The fence table is checked (or
+ * created) once all singletons exist.
+ */
+@AutoConfiguration(
+        after = FenceLockAutoConfiguration.class,
+        afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
+@ConditionalOnClass(DataSource.class)
+@ConditionalOnProperty(prefix = "fencelock", name = "enabled", matchIfMissing = true)
+@ConditionalOnProperty(prefix = "fencelock.fencing", name = "enabled", matchIfMissing = true)
+@EnableConfigurationProperties(FenceLockProperties.class)
+public final class FenceLockFencingAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    FenceGuard fenceGuard(FenceLockProperties properties) {
+        FenceLockProperties.Jdbc jdbc = properties.getFencing().getJdbc();
+        FenceGuard.Builder builder =
+                FenceGuard.builder().table(jdbc.getTable()).resourceLength(jdbc.getResourceLength());
+        if (jdbc.getDialect() != null) {
+            builder.dialect(jdbc.getDialect());
+        }
+        try {
+            return builder.build();
+        } catch (IllegalArgumentException ex) {
+            throw new IllegalStateException(
+                    "Invalid fencelock.fencing.jdbc.table or fencelock.fencing.jdbc.resource-length: "
+                            + ex.getMessage(),
+                    ex);
+        }
+    }
+
+    @Bean
+    static FencedDataSourcePostProcessor fencedDataSourcePostProcessor(
+            ObjectProvider<FenceGuard> guard, BeanFactory beanFactory) {
+        return new FencedDataSourcePostProcessor(guard, new FencingRejections(beanFactory));
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    FenceTableInitializer fenceTableInitializer(
+            ListableBeanFactory beanFactory, FenceGuard guard, FenceLockProperties properties) {
+        return new FenceTableInitializer(
+                beanFactory, guard, properties.getFencing().getJdbc().getInitializeSchema());
+    }
+}

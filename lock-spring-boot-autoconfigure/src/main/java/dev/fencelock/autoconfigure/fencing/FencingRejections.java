@@ -1,0 +1,52 @@
+package dev.fencelock.autoconfigure.fencing;
+
+import dev.fencelock.FencingTokenRejectedException;
+import dev.fencelock.audit.LockAuditLog;
+import dev.fencelock.metrics.LockMetrics;
+import java.util.function.Consumer;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Reports writes the database refused for a stale fencing token: the {@code
+ * fencelock.fencing.rejected} counter of the {@link LockMetrics} bean and a line of the {@link
+ * LockAuditLog} bean, each when the application has one.
+ *
+ * <p>The beans are looked up at each rejection rather than injected, because data sources are
+ * wrapped early, long before Micrometer's registry exists.
+ */
+final class FencingRejections implements Consumer<FencingTokenRejectedException> {
+
+    /**
+     * The {@code lock} tag of the counter: a refusal names only the resource, and resources are
+     * unbounded, so they must not become tags.
+     */
+    static final String UNKNOWN_LOCK_NAME = "unknown";
+
+    private static final boolean MICROMETER_PRESENT = ClassUtils.isPresent(
+            "io.micrometer.core.instrument.MeterRegistry", FencingRejections.class.getClassLoader());
+
+    private final BeanFactory beanFactory;
+
+    FencingRejections(BeanFactory beanFactory) {
+        this.beanFactory = beanFactory;
+    }
+
+    @Override
+    public void accept(FencingTokenRejectedException rejection) {
+        if (MICROMETER_PRESENT) {
+            Metrics.count(this.beanFactory, rejection);
+        }
+        this.beanFactory.getBeanProvider(LockAuditLog.class).ifUnique((audit) -> audit.fencingRejected(rejection));
+    }
+
+    /** Touches {@link LockMetrics} only when Micrometer is on the class path. */
+    private static final class Metrics {
+
+        static void count(BeanFactory beanFactory, FencingTokenRejectedException rejection) {
+            beanFactory
+                    .getBeanProvider(LockMetrics.class)
+                    .ifUnique((metrics) -> metrics.fencingRejected(UNKNOWN_LOCK_NAME, rejection));
+        }
+    }
+}

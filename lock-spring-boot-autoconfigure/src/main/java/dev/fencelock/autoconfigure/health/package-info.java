@@ -1,0 +1,5 @@
+/** Auto-configuration of FenceLock's {@code fencelock} health contributor. */
+@NullMarked
+package dev.fencelock.autoconfigure.health;
+
+import org.jspecify.annotations.NullMarked;

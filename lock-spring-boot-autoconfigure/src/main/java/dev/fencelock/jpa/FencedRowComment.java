@@ -1,0 +1,34 @@
+package dev.fencelock.jpa;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The SQL comment that marks an {@code UPDATE} as row-fenced, so that the JDBC layer, which sees
+ * only the statement, can turn "no row changed" into a fencing rejection. Free of Hibernate types
+ * on purpose: the data source wrapper reads it in applications without Hibernate too.
+ */
+public final class FencedRowComment {
+
+    private static final String PREFIX = " /* fencelock:fenced-row ";
+
+    private static final String SUFFIX = " */";
+
+    private FencedRowComment() {}
+
+    /** {@code sql} followed by the comment naming the fenced {@code table.column}. */
+    static String append(String sql, String table, String column) {
+        return sql + PREFIX + table + "." + column + SUFFIX;
+    }
+
+    /**
+     * The {@code table.column} a statement is row-fenced on, or {@code null} for any other
+     * statement.
+     */
+    public static @Nullable String fencedRow(String sql) {
+        if (!sql.endsWith(SUFFIX)) {
+            return null;
+        }
+        int start = sql.lastIndexOf(PREFIX);
+        return (start < 0) ? null : sql.substring(start + PREFIX.length(), sql.length() - SUFFIX.length());
+    }
+}

@@ -1,0 +1,144 @@
+package dev.fencelock.autoconfigure.endpoint;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+import dev.fencelock.LockClient;
+import dev.fencelock.LockLease;
+import dev.fencelock.LockRequest;
+import dev.fencelock.actuate.FenceLockEndpoint;
+import dev.fencelock.autoconfigure.FenceLockAutoConfiguration;
+import dev.fencelock.autoconfigure.audit.FenceLockAuditAutoConfiguration;
+import java.util.List;
+import java.util.Map;
+import org.assertj.core.api.InstanceOfAssertFactories;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.actuate.endpoint.EndpointId;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.InvocationContext;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
+import org.springframework.boot.actuate.endpoint.invoke.convert.ConversionServiceParameterValueMapper;
+import org.springframework.boot.actuate.endpoint.web.EndpointMediaTypes;
+import org.springframework.boot.actuate.endpoint.web.ExposableWebEndpoint;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointHttpMethod;
+import org.springframework.boot.actuate.endpoint.web.WebOperation;
+import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpointDiscoverer;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+class FenceLockEndpointAutoConfigurationTests {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(
+                    FenceLockAutoConfiguration.class,
+                    FenceLockAuditAutoConfiguration.class,
+                    FenceLockEndpointAutoConfiguration.class))
+            .withPropertyValues("fencelock.backend=in-memory");
+
+    @Test
+    void runWhenNotExposedShouldNotCreateEndpoint() {
+        this.runner.run((context) -> assertThat(context).doesNotHaveBean(FenceLockEndpoint.class));
+    }
+
+    @Test
+    void runWhenExposedShouldListHeldLocksAndQueue() {
+        this.runner
+                .withPropertyValues("management.endpoints.web.exposure.include=fencelock")
+                .run((context) -> {
+                    FenceLockEndpoint endpoint = context.getBean(FenceLockEndpoint.class);
+                    LockClient client = context.getBean(LockClient.class);
+                    try (LockLease lease = client.acquire(LockRequest.builder("order:1")
+                            .lockName("'order:' + #id")
+                            .build())) {
+                        assertThat(endpoint.heldLocks().backend()).isEqualTo("in-memory");
+                        assertThat(endpoint.heldLocks().locks()).singleElement().satisfies((lock) -> {
+                            assertThat(lock.resource()).isEqualTo("order:1");
+                            assertThat(lock.lockName()).isEqualTo("'order:' + #id");
+                            assertThat(lock.fencingToken()).isEqualTo(lease.fencingToken());
+                            assertThat(lock.leaseId()).isEqualTo(lease.leaseId());
+                            assertThat(lock.holds()).isOne();
+                        });
+                        FenceLockEndpoint.QueueDescriptor queue = endpoint.queue("order:1");
+                        assertThat(queue.holder()).isNotNull();
+                        assertThat(queue.holder().fencingToken()).isEqualTo(lease.fencingToken());
+                        assertThat(queue.waiters()).isEmpty();
+                    }
+                    assertThat(endpoint.heldLocks().locks()).isEmpty();
+                    assertThat(endpoint.queue("order:1").holder()).isNull();
+                });
+    }
+
+    @Test
+    void webDiscoveryShouldMapTheOperationsToTheirPaths() {
+        this.runner
+                .withPropertyValues("management.endpoints.web.exposure.include=fencelock")
+                .run((context) -> {
+                    WebEndpointDiscoverer discoverer = new WebEndpointDiscoverer(
+                            context.getSourceApplicationContext(),
+                            new ConversionServiceParameterValueMapper(),
+                            EndpointMediaTypes.DEFAULT,
+                            List.of(),
+                            List.of(),
+                            List.of(),
+                            List.of(),
+                            List.of());
+                    ExposableWebEndpoint endpoint = discoverer.getEndpoints().stream()
+                            .filter((candidate) -> candidate.getEndpointId().equals(EndpointId.of("fencelock")))
+                            .findFirst()
+                            .orElseThrow();
+                    assertThat(endpoint.getOperations())
+                            .extracting((operation) ->
+                                    operation.getRequestPredicate().getHttpMethod() + " "
+                                            + operation.getRequestPredicate().getPath())
+                            .containsExactlyInAnyOrder(
+                                    "GET fencelock", "GET fencelock/{resource}", "DELETE fencelock/{resource}");
+                    try (LockLease lease = context.getBean(LockClient.class).acquire(LockRequest.of("order:3"))) {
+                        WebOperation queue = endpoint.getOperations().stream()
+                                .filter((operation) ->
+                                        operation.getRequestPredicate().getHttpMethod() == WebEndpointHttpMethod.GET
+                                                && operation
+                                                        .getRequestPredicate()
+                                                        .getPath()
+                                                        .endsWith("}"))
+                                .findFirst()
+                                .orElseThrow();
+                        Object result = queue.invoke(
+                                new InvocationContext(SecurityContext.NONE, Map.of("resource", "order:3")));
+                        assertThat(result)
+                                .asInstanceOf(InstanceOfAssertFactories.type(FenceLockEndpoint.QueueDescriptor.class))
+                                .satisfies((descriptor) -> assertThat(
+                                                descriptor.holder().fencingToken())
+                                        .isEqualTo(lease.fencingToken()));
+                    }
+                });
+    }
+
+    @Test
+    void forceReleaseOfAFreeResourceShouldRemoveNothing() {
+        this.runner
+                .withPropertyValues("management.endpoints.web.exposure.include=fencelock")
+                .run((context) -> {
+                    FenceLockEndpoint.ForceReleaseDescriptor result =
+                            context.getBean(FenceLockEndpoint.class).forceRelease("order:2");
+                    assertThat(result.released()).isFalse();
+                    assertThat(result.removed()).isNull();
+                });
+    }
+
+    @Test
+    void invalidResourceShouldBeABadRequest() {
+        this.runner
+                .withPropertyValues(
+                        "management.endpoints.web.exposure.include=fencelock", "fencelock.max-resource-length=8")
+                .run((context) -> assertThatExceptionOfType(InvalidEndpointRequestException.class)
+                        .isThrownBy(
+                                () -> context.getBean(FenceLockEndpoint.class).queue("order:123456789")));
+    }
+
+    @Test
+    void runWhenFenceLockIsDisabledShouldNotCreateEndpoint() {
+        this.runner
+                .withPropertyValues("management.endpoints.web.exposure.include=fencelock", "fencelock.enabled=false")
+                .run((context) -> assertThat(context).doesNotHaveBean(FenceLockEndpoint.class));
+    }
+}

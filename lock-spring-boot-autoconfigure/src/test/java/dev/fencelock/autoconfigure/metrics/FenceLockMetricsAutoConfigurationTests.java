@@ -1,0 +1,295 @@
+package dev.fencelock.autoconfigure.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+import dev.fencelock.FencingTokenRejectedException;
+import dev.fencelock.LockAcquisitionTimeoutException;
+import dev.fencelock.LockClient;
+import dev.fencelock.LockLease;
+import dev.fencelock.LockRequest;
+import dev.fencelock.ResourceName;
+import dev.fencelock.autoconfigure.FenceLockAutoConfiguration;
+import dev.fencelock.metrics.LockMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.distribution.HistogramSnapshot;
+import io.micrometer.core.instrument.distribution.ValueAtPercentile;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+class FenceLockMetricsAutoConfigurationTests {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(
+                    FenceLockAutoConfiguration.class,
+                    FenceLockMetricsAutoConfiguration.class,
+                    MetricsAutoConfiguration.class))
+            .withBean(SimpleMeterRegistry.class)
+            .withPropertyValues("fencelock.backend=in-memory");
+
+    @Test
+    void acquireAndReleaseShouldBeTimedAndHoldingTracked() {
+        this.runner.run((context) -> {
+            LockClient client = context.getBean(LockClient.class);
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            LockLease lease = client.acquire(request("order:1"));
+            assertThat(registry.get("fencelock.acquire")
+                            .tags("lock", "orders", "outcome", "acquired")
+                            .timer()
+                            .count())
+                    .isOne();
+            assertThat(registry.get("fencelock.held")
+                            .tag("lock", "orders")
+                            .longTaskTimer()
+                            .activeTasks())
+                    .isOne();
+            assertThat(registry.get("fencelock.active").gauge().value()).isOne();
+            lease.release();
+            assertThat(registry.get("fencelock.release")
+                            .tag("lock", "orders")
+                            .timer()
+                            .count())
+                    .isOne();
+            assertThat(registry.get("fencelock.held")
+                            .tag("lock", "orders")
+                            .longTaskTimer()
+                            .activeTasks())
+                    .isZero();
+            assertThat(registry.get("fencelock.active").gauge().value()).isZero();
+        });
+    }
+
+    @Test
+    void acquireOfABusyLockShouldCountWaitingAndThenTimeOut() {
+        this.runner.run((context) -> {
+            LockClient client = context.getBean(LockClient.class);
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            try (LockLease held = client.acquire(request("order:2"))) {
+                CompletableFuture<LockLease> waiting = client.acquireAsync(LockRequest.builder("order:2")
+                        .lockName("orders")
+                        .waitTimeout(Duration.ofMillis(300))
+                        .build());
+                await().atMost(Duration.ofSeconds(5))
+                        .until(() -> registry.get("fencelock.waiting").gauge().value() == 1.0);
+                assertThatExceptionOfType(Exception.class)
+                        .isThrownBy(() -> waiting.get(5, TimeUnit.SECONDS))
+                        .withCauseInstanceOf(LockAcquisitionTimeoutException.class);
+            }
+            assertThat(registry.get("fencelock.acquire")
+                            .tags("lock", "orders", "outcome", "timeout")
+                            .timer()
+                            .count())
+                    .isOne();
+            assertThat(registry.get("fencelock.waiting").gauge().value()).isZero();
+        });
+    }
+
+    @Test
+    void renewalShouldBeTimedByOutcome() {
+        this.runner.run((context) -> {
+            LockClient client = context.getBean(LockClient.class);
+            try (LockLease lease = client.acquire(request("order:3"))) {
+                lease.renew();
+            }
+            assertThat(context.getBean(MeterRegistry.class)
+                            .get("fencelock.renew")
+                            .tags("lock", "orders", "outcome", "renewed")
+                            .timer()
+                            .count())
+                    .isOne();
+        });
+    }
+
+    @Test
+    void lockTakenAwayFromItsHolderShouldCountAsLost() {
+        this.runner.run((context) -> {
+            LockClient client = context.getBean(LockClient.class);
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            LockLease lease = client.acquire(request("order:4"));
+            client.backend().forceRelease(ResourceName.of("order:4", 255)).get(5, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> registry.find("fencelock.lost")
+                                    .tag("lock", "orders")
+                                    .counter()
+                            != null);
+            assertThat(registry.get("fencelock.lost")
+                            .tag("lock", "orders")
+                            .counter()
+                            .count())
+                    .isOne();
+            assertThat(registry.get("fencelock.held")
+                            .tag("lock", "orders")
+                            .longTaskTimer()
+                            .activeTasks())
+                    .isZero();
+            assertThat(lease.isValid()).isFalse();
+        });
+    }
+
+    @Test
+    void fencingRejectionShouldBeCounted() {
+        this.runner.run((context) -> {
+            context.getBean(LockMetrics.class)
+                    .fencingRejected(
+                            "orders", new FencingTokenRejectedException("order:5", 7, "token 7 is older than 8"));
+            assertThat(context.getBean(MeterRegistry.class)
+                            .get("fencelock.fencing.rejected")
+                            .tag("lock", "orders")
+                            .counter()
+                            .count())
+                    .isOne();
+        });
+    }
+
+    @Test
+    void configuredPercentilesShouldApplyToAcquireTimer() {
+        this.runner
+                .withPropertyValues("management.metrics.distribution.percentiles.fencelock.acquire=0.5,0.99")
+                .run((context) -> {
+                    context.getBean(LockClient.class)
+                            .acquire(request("order:6"))
+                            .release();
+                    HistogramSnapshot snapshot = context.getBean(MeterRegistry.class)
+                            .get("fencelock.acquire")
+                            .tags("lock", "orders", "outcome", "acquired")
+                            .timer()
+                            .takeSnapshot();
+                    assertThat(Arrays.stream(snapshot.percentileValues()).map(ValueAtPercentile::percentile))
+                            .containsExactly(0.5, 0.99);
+                });
+    }
+
+    @Test
+    void prometheusScrapeShouldShowEveryMeterUnderTheNamesTheDashboardQueries() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(
+                        FenceLockAutoConfiguration.class,
+                        FenceLockMetricsAutoConfiguration.class,
+                        MetricsAutoConfiguration.class))
+                .withBean(PrometheusMeterRegistry.class, () -> new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
+                .withPropertyValues(
+                        "fencelock.backend=in-memory",
+                        "management.metrics.distribution.percentiles-histogram.fencelock.acquire=true")
+                .run((context) -> {
+                    LockClient client = context.getBean(LockClient.class);
+                    try (LockLease lease = client.acquire(request("order:8"))) {
+                        lease.renew();
+                        assertThat(client.tryAcquire(LockRequest.builder("order:8")
+                                        .lockName("orders")
+                                        .waitTimeout(Duration.ZERO)
+                                        .build()))
+                                .isEmpty();
+                        // Micrometer 1.13+ renders a long task timer as a summary: _count = active tasks.
+                        assertThat(context.getBean(PrometheusMeterRegistry.class)
+                                        .scrape())
+                                .contains("fencelock_held_seconds_count{lock=\"orders\"} 1\n")
+                                .contains("fencelock_active 1.0\n");
+                    }
+                    LockLease lost = client.acquire(request("order:9"));
+                    client.backend()
+                            .forceRelease(ResourceName.of("order:9", 255))
+                            .get(5, TimeUnit.SECONDS);
+                    await().atMost(Duration.ofSeconds(5)).until(() -> !lost.isValid());
+                    context.getBean(LockMetrics.class)
+                            .fencingRejected("orders", new FencingTokenRejectedException("order:9", 1, "stale"));
+                    String scrape =
+                            context.getBean(PrometheusMeterRegistry.class).scrape();
+                    assertThat(scrape)
+                            .contains("fencelock_acquire_seconds_count{lock=\"orders\",outcome=\"acquired\"}")
+                            .contains("fencelock_acquire_seconds_count{lock=\"orders\",outcome=\"timeout\"}")
+                            .contains("fencelock_acquire_seconds_bucket{lock=\"orders\",outcome=\"acquired\",le=")
+                            .contains("fencelock_renew_seconds_count{lock=\"orders\",outcome=\"renewed\"}")
+                            .contains("fencelock_release_seconds_count{lock=\"orders\"}")
+                            .contains("fencelock_held_seconds_count{lock=\"orders\"} 0\n")
+                            .contains("fencelock_held_seconds_sum{lock=\"orders\"}")
+                            .contains("fencelock_held_seconds_max{lock=\"orders\"}")
+                            .contains("fencelock_active ")
+                            .contains("fencelock_waiting ")
+                            .contains("fencelock_lost_total{lock=\"orders\"} 1.0")
+                            .contains("fencelock_fencing_rejected_total{lock=\"orders\"} 1.0");
+                });
+    }
+
+    @Test
+    void runWithBootsOwnRegistryShouldRecordIntoIt() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(
+                        FenceLockMetricsAutoConfiguration.class,
+                        FenceLockAutoConfiguration.class,
+                        MetricsAutoConfiguration.class,
+                        CompositeMeterRegistryAutoConfiguration.class,
+                        SimpleMetricsExportAutoConfiguration.class))
+                .withPropertyValues("fencelock.backend=in-memory")
+                .run((context) -> {
+                    context.getBean(LockClient.class)
+                            .acquire(request("order:10"))
+                            .release();
+                    MeterRegistry registry = context.getBean(MeterRegistry.class);
+                    assertThat(registry.get("fencelock.acquire").timer().count())
+                            .isOne();
+                    assertThat(registry.find("fencelock.active").gauge()).isNotNull();
+                });
+    }
+
+    @Test
+    void runWithoutMeterRegistryShouldNotCreateMetrics() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(
+                        FenceLockAutoConfiguration.class, FenceLockMetricsAutoConfiguration.class))
+                .withPropertyValues("fencelock.backend=in-memory")
+                .run((context) -> {
+                    assertThat(context).hasSingleBean(LockClient.class);
+                    assertThat(context).doesNotHaveBean(LockMetrics.class);
+                    assertThat(context).doesNotHaveBean("fenceLockGauges");
+                });
+    }
+
+    @Test
+    void runWithoutMicrometerShouldNotCreateMetrics() {
+        this.runner
+                .withClassLoader(new FilteredClassLoader(MeterRegistry.class))
+                .run((context) -> {
+                    assertThat(context).hasSingleBean(LockClient.class);
+                    assertThat(context).doesNotHaveBean(LockMetrics.class);
+                });
+    }
+
+    @Test
+    void runWhenFenceLockIsDisabledShouldNotCreateMetrics() {
+        this.runner.withPropertyValues("fencelock.enabled=false").run((context) -> {
+            assertThat(context).doesNotHaveBean(LockClient.class);
+            assertThat(context).doesNotHaveBean(LockMetrics.class);
+        });
+    }
+
+    @Test
+    void runWithUserLockMetricsShouldBackOffAndUseIt() {
+        MeterRegistry own = new SimpleMeterRegistry();
+        this.runner
+                .withBean("myLockMetrics", LockMetrics.class, () -> new LockMetrics(own))
+                .run((context) -> {
+                    assertThat(context).getBeans(LockMetrics.class).containsOnlyKeys("myLockMetrics");
+                    context.getBean(LockClient.class)
+                            .acquire(request("order:7"))
+                            .release();
+                    assertThat(own.get("fencelock.acquire").timer().count()).isOne();
+                });
+    }
+
+    private static LockRequest request(String resource) {
+        return LockRequest.builder(resource).lockName("orders").build();
+    }
+}
