@@ -1,0 +1,18 @@
+package dev.fencelock.docs;
+
+import dev.fencelock.FencingContext;
+import dev.fencelock.annotation.DistributedLock;
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.annotation.Transactional;
+
+/** docs/spring-boot.md, "Quick start". */
+@Service
+public class ShippingService {
+
+    @DistributedLock(key = "'order:' + #orderId", waitTimeout = "5s")
+    @Transactional
+    public void ship(long orderId) {
+        long token = FencingContext.current().orElseThrow().token();
+        // ... writes that carry the token
+    }
+}

@@ -1,0 +1,215 @@
+package dev.fencelock.sample;
+
+import static dev.fencelock.sample.InventoryClient.problemType;
+import static dev.fencelock.sample.InventoryClient.read;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.fencelock.FencingContext;
+import dev.fencelock.LockClient;
+import dev.fencelock.LockLease;
+import dev.fencelock.LockRequest;
+import dev.fencelock.ResourceName;
+import dev.fencelock.etcd.EtcdLockBackend;
+import dev.fencelock.test.etcd.EtcdClusterExtension;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The inventory API end to end: real etcd, real PostgreSQL, one status code per case. A second
+ * {@link LockClient} on the same etcd plays "another instance" where a case needs one.
+ */
+@SpringBootTest(
+        webEnvironment = WebEnvironment.RANDOM_PORT,
+        properties = {
+            "inventory.development-etcd.enabled=false",
+            "inventory.lock-wait-timeout=3s",
+            "spring.datasource.url=${FENCELOCK_PG_URL:jdbc:postgresql://127.0.0.1:5432/fencelock}",
+            "spring.datasource.username=fencelock",
+            "spring.datasource.password=fencelock"
+        })
+class InventoryApiTests {
+
+    @RegisterExtension
+    static final EtcdClusterExtension etcd = EtcdClusterExtension.members(1);
+
+    @DynamicPropertySource
+    static void etcdEndpoints(DynamicPropertyRegistry registry) {
+        registry.add("fencelock.etcd.endpoints", () -> String.join(",", etcd.endpoints()));
+    }
+
+    private static LockClient otherInstance;
+
+    @BeforeAll
+    static void startOtherInstance() {
+        otherInstance = LockClient.builder(
+                        EtcdLockBackend.builder().endpoints(etcd.endpoints()).build())
+                .build();
+    }
+
+    @AfterAll
+    static void stopOtherInstance() {
+        otherInstance.close();
+    }
+
+    @LocalServerPort
+    private int port;
+
+    @Autowired
+    private JdbcClient jdbc;
+
+    @Autowired
+    private LockClient locks;
+
+    @Autowired
+    private TransactionTemplate transactions;
+
+    private InventoryClient api;
+    private InventoryDatabase database;
+    private String sku;
+
+    @BeforeEach
+    void newSku() {
+        this.api = new InventoryClient(this.port);
+        this.database = new InventoryDatabase(this.jdbc);
+        this.sku = "test-" + UUID.randomUUID();
+        SessionWarmUp.awaitLocking(this.locks);
+    }
+
+    private void stock(int quantity) {
+        assertThat(this.api.put(this.sku, quantity).getStatusCode()).isEqualTo(HttpStatus.OK);
+    }
+
+    @Test
+    void putThenGetReturnsTheStockLevel() {
+        ResponseEntity<String> put = this.api.put(this.sku, 100);
+        assertThat(put.getStatusCode()).isEqualTo(HttpStatus.OK);
+        assertThat(put.getBody()).isEqualTo("{\"sku\":\"" + this.sku + "\",\"quantity\":100}");
+
+        ResponseEntity<String> get = this.api.get(this.sku);
+        assertThat(get.getStatusCode()).isEqualTo(HttpStatus.OK);
+        assertThat((Integer) read(get, "$.quantity")).isEqualTo(100);
+    }
+
+    @Test
+    void getOfUnknownSkuIsNotFound() {
+        ResponseEntity<String> get = this.api.get(this.sku);
+        assertThat(get.getStatusCode()).isEqualTo(HttpStatus.NOT_FOUND);
+        assertThat(problemType(get)).isEqualTo("https://fencelock.dev/problems/unknown-sku");
+    }
+
+    @Test
+    void reservationReducesStockAndRecordsItsTokenInTheRowAndTheFenceTable() {
+        stock(10);
+
+        ResponseEntity<String> reserved = this.api.reserve(this.sku, 3, 0);
+
+        assertThat(reserved.getStatusCode()).isEqualTo(HttpStatus.OK);
+        assertThat((Integer) read(reserved, "$.quantity")).isEqualTo(7);
+        long token = ((Number) read(reserved, "$.fencingToken")).longValue();
+        assertThat(this.database.quantity(this.sku)).isEqualTo(7);
+        assertThat(this.database.rowToken(this.sku)).contains(token);
+        assertThat(this.database.fenceToken("stock:" + this.sku)).isEqualTo(token);
+        assertThat(this.database.reservations(this.sku)).isEqualTo(1);
+    }
+
+    @Test
+    void holdOutOfRangeNoQuantityOrOverlongSkuIsABadRequest() {
+        stock(10);
+
+        for (ResponseEntity<String> response : List.of(
+                this.api.reserve(this.sku, 1, 60_001),
+                this.api.reserve(this.sku, 1, -1),
+                this.api.reserve(this.sku, 0, 0),
+                this.api.put("x".repeat(65), 1),
+                this.api.reserveWithBody(this.sku, "not json"))) {
+            assertThat(response.getStatusCode()).isEqualTo(HttpStatus.BAD_REQUEST);
+            assertThat(problemType(response)).isEqualTo("https://fencelock.dev/problems/invalid-request");
+        }
+        assertThat(this.database.quantity(this.sku)).isEqualTo(10);
+    }
+
+    @Test
+    void reservingMoreThanTheStockIsUnprocessableAndChangesNothing() {
+        stock(2);
+
+        ResponseEntity<String> response = this.api.reserve(this.sku, 3, 0);
+
+        assertThat(response.getStatusCode()).isEqualTo(HttpStatus.UNPROCESSABLE_CONTENT);
+        assertThat(problemType(response)).isEqualTo("https://fencelock.dev/problems/insufficient-stock");
+        assertThat(this.database.quantity(this.sku)).isEqualTo(2);
+        assertThat(this.database.reservations(this.sku)).isZero();
+    }
+
+    @Test
+    void lockHeldElsewhereForTheWholeWaitTimeoutIsLocked() {
+        stock(5);
+
+        ResponseEntity<String> response;
+        try (LockLease held = otherInstance.acquire(LockRequest.of("stock:" + this.sku))) {
+            response = this.api.reserve(this.sku, 1, 0);
+        }
+
+        assertThat(response.getStatusCode()).isEqualTo(HttpStatus.LOCKED);
+        assertThat(problemType(response)).isEqualTo("https://fencelock.dev/problems/lock-timeout");
+        assertThat(this.database.quantity(this.sku)).isEqualTo(5);
+    }
+
+    /**
+     * The zombie case, made deterministic: while the app holds the lock between its read and its
+     * write, an operator force-releases it (as the actuator endpoint does) and another instance
+     * takes the lock and writes with a larger token. The app still believes it holds the lock, so
+     * only the database can refuse its write.
+     */
+    @Test
+    void writeWithATokenOlderThanTheLastAcceptedIsAConflictAndChangesNothing() throws Exception {
+        String resource = "stock:" + this.sku;
+        stock(10);
+        long before = this.database.fenceToken(resource);
+
+        CompletableFuture<ResponseEntity<String>> pending =
+                CompletableFuture.supplyAsync(() -> this.api.reserve(this.sku, 1, 3_000));
+        await().atMost(Duration.ofSeconds(10)).until(() -> this.database.fenceToken(resource) > before);
+        long appToken = this.database.fenceToken(resource);
+
+        otherInstance.backend().forceRelease(ResourceName.of(resource, 255)).get(5, TimeUnit.SECONDS);
+        long newerToken;
+        try (LockLease lease = otherInstance.acquire(LockRequest.of(resource));
+                FencingContext.Scope fence = FencingContext.open(lease)) {
+            newerToken = lease.fencingToken();
+            this.transactions.executeWithoutResult(status -> this.jdbc
+                    .sql("UPDATE inventory_stock SET fence_token = ? WHERE sku = ? AND fence_token <= ?")
+                    .params(newerToken, this.sku, newerToken)
+                    .update());
+        }
+
+        ResponseEntity<String> response = pending.get(30, TimeUnit.SECONDS);
+        assertThat(response.getStatusCode()).isEqualTo(HttpStatus.CONFLICT);
+        assertThat(problemType(response)).isEqualTo("https://fencelock.dev/problems/stale-fencing-token");
+        assertThat((String) read(response, "$.refusedBy")).isEqualTo("database");
+        assertThat(((Number) read(response, "$.fencingToken")).longValue()).isEqualTo(appToken);
+        assertThat(newerToken).isGreaterThan(appToken);
+        assertThat(this.database.fenceToken(resource)).isEqualTo(newerToken);
+        assertThat(this.database.rowToken(this.sku)).contains(newerToken);
+        assertThat(this.database.quantity(this.sku)).isEqualTo(10);
+        assertThat(this.database.reservations(this.sku)).isZero();
+    }
+}

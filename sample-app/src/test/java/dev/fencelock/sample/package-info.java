@@ -1,0 +1,3 @@
+/** Tests of the sample inventory service against real etcd and PostgreSQL. */
+@org.jspecify.annotations.NullMarked
+package dev.fencelock.sample;
