@@ -2,6 +2,7 @@ package dev.fencelock.jdbc;
 
 import dev.fencelock.FencingContext;
 import dev.fencelock.FencingContext.Fence;
+import dev.fencelock.FencingTokenRejectedException;
 import dev.fencelock.LockException;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
@@ -15,6 +16,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -31,20 +33,23 @@ final class FencedConnection implements InvocationHandler {
 
     private final FenceGuard guard;
 
+    private final Consumer<FencingTokenRejectedException> rejections;
+
     private final Connection proxy;
 
     /** Resource → token checked in the current transaction of this connection. */
     private final Map<String, Long> checked = new HashMap<>(4);
 
-    private FencedConnection(Connection target, FenceGuard guard) {
+    private FencedConnection(Connection target, FenceGuard guard, Consumer<FencingTokenRejectedException> rejections) {
         this.target = target;
         this.guard = guard;
+        this.rejections = rejections;
         this.proxy = (Connection) Proxy.newProxyInstance(
                 FencedConnection.class.getClassLoader(), new Class<?>[] {Connection.class}, this);
     }
 
-    static Connection wrap(Connection target, FenceGuard guard) {
-        return new FencedConnection(target, guard).proxy;
+    static Connection wrap(Connection target, FenceGuard guard, Consumer<FencingTokenRejectedException> rejections) {
+        return new FencedConnection(target, guard, rejections).proxy;
     }
 
     @Override
@@ -73,15 +78,17 @@ final class FencedConnection implements InvocationHandler {
             default:
                 Object result = call(this.target, method, args);
                 if (result instanceof Statement && method.getReturnType().isInterface()) {
-                    return wrapStatement((Statement) result, method.getReturnType());
+                    // prepareStatement/prepareCall name their SQL up front; a plain Statement names it per execute.
+                    String sql = (args != null && args.length > 0 && args[0] instanceof String text) ? text : null;
+                    return wrapStatement((Statement) result, method.getReturnType(), sql);
                 }
                 return result;
         }
     }
 
-    private Object wrapStatement(Statement statement, Class<?> type) {
+    private Object wrapStatement(Statement statement, Class<?> type, @Nullable String sql) {
         return Proxy.newProxyInstance(
-                FencedConnection.class.getClassLoader(), new Class<?>[] {type}, new FencedStatement(statement));
+                FencedConnection.class.getClassLoader(), new Class<?>[] {type}, new FencedStatement(statement, sql));
     }
 
     /** Runs the guard for every fence of this thread not yet checked in this transaction. */
@@ -105,10 +112,53 @@ final class FencedConnection implements InvocationHandler {
             Long token = this.checked.get(fence.resource());
             // A lease lost since the check must stop further writes locally (invariant 6).
             if (token == null || token != fence.token() || !fence.isValid()) {
-                this.guard.check(this.target, fence);
+                try {
+                    this.guard.check(this.target, fence);
+                } catch (FencingTokenRejectedException rejection) {
+                    throw reported(rejection);
+                }
                 this.checked.put(fence.resource(), fence.token());
             }
         }
+    }
+
+    private FencingTokenRejectedException reported(FencingTokenRejectedException rejection) {
+        this.rejections.accept(rejection);
+        return rejection;
+    }
+
+    /** A row-fenced update that changed no row: a newer holder wrote the row with a larger token. */
+    private FencingTokenRejectedException rowRejected(String fencedRow) {
+        Fence fence = FencingContext.current().orElse(null);
+        String resource = (fence != null) ? fence.resource() : "?";
+        long token = (fence != null) ? fence.token() : -1;
+        return reported(new FencingTokenRejectedException(
+                resource,
+                token,
+                "Fenced update of " + fencedRow + " with fencing token " + token + " for lock '" + resource
+                        + "' changed no row: a newer lock holder already wrote the row with a larger token (or"
+                        + " the row was deleted). Roll back; this process no longer holds the lock."));
+    }
+
+    private static boolean changedNoRow(@Nullable Object result) {
+        if (result instanceof Number count) {
+            return count.longValue() == 0;
+        }
+        if (result instanceof int[] counts) {
+            for (int count : counts) {
+                if (count == 0) {
+                    return true;
+                }
+            }
+        }
+        if (result instanceof long[] counts) {
+            for (long count : counts) {
+                if (count == 0) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     private static @Nullable Object call(Object target, Method method, @Nullable Object[] args) throws Throwable {
@@ -124,8 +174,12 @@ final class FencedConnection implements InvocationHandler {
 
         private final Statement target;
 
-        FencedStatement(Statement target) {
+        /** {@code table.column} of a row-fenced prepared update, or {@code null}. */
+        private final @Nullable String fencedRow;
+
+        FencedStatement(Statement target, @Nullable String sql) {
             this.target = target;
+            this.fencedRow = (sql != null) ? FencedRowComment.fencedRow(sql) : null;
         }
 
         @Override
@@ -133,7 +187,16 @@ final class FencedConnection implements InvocationHandler {
             String name = method.getName();
             if (name.startsWith("execute")) {
                 beforeExecute();
-                return call(this.target, method, args);
+                Object result = call(this.target, method, args);
+                String fencedRow = (this.fencedRow != null)
+                        ? this.fencedRow
+                        : (args != null && args.length > 0 && args[0] instanceof String sql)
+                                ? FencedRowComment.fencedRow(sql)
+                                : null;
+                if (fencedRow != null && changedNoRow(result)) {
+                    throw rowRejected(fencedRow);
+                }
+                return result;
             }
             switch (name) {
                 case "getConnection":

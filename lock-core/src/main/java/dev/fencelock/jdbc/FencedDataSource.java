@@ -1,9 +1,11 @@
 package dev.fencelock.jdbc;
 
+import dev.fencelock.FencingTokenRejectedException;
 import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
+import java.util.function.Consumer;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
 
@@ -47,9 +49,21 @@ public final class FencedDataSource implements DataSource {
 
     private final FenceGuard guard;
 
+    private final Consumer<FencingTokenRejectedException> rejections;
+
     public FencedDataSource(DataSource target, FenceGuard guard) {
+        this(target, guard, rejection -> {});
+    }
+
+    /**
+     * A fenced data source that also tells {@code rejections} of every write it refuses (for
+     * metrics and audit) before the exception reaches the caller: guard refusals, and row-fenced
+     * updates ({@link FencedRowComment}) that changed no row.
+     */
+    public FencedDataSource(DataSource target, FenceGuard guard, Consumer<FencingTokenRejectedException> rejections) {
         this.target = target;
         this.guard = guard;
+        this.rejections = rejections;
     }
 
     /** The wrapped data source. */
@@ -64,12 +78,12 @@ public final class FencedDataSource implements DataSource {
 
     @Override
     public Connection getConnection() throws SQLException {
-        return FencedConnection.wrap(this.target.getConnection(), this.guard);
+        return FencedConnection.wrap(this.target.getConnection(), this.guard, this.rejections);
     }
 
     @Override
     public Connection getConnection(String username, String password) throws SQLException {
-        return FencedConnection.wrap(this.target.getConnection(username, password), this.guard);
+        return FencedConnection.wrap(this.target.getConnection(username, password), this.guard, this.rejections);
     }
 
     @Override

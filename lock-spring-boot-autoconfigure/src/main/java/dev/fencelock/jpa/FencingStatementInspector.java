@@ -3,6 +3,7 @@ package dev.fencelock.jpa;
 import dev.fencelock.FencingContext;
 import dev.fencelock.FencingContext.Fence;
 import dev.fencelock.LockException;
+import dev.fencelock.jdbc.FencedRowComment;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;

@@ -10,9 +10,9 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 
 /**
- * Puts every {@link DataSource} bean behind a {@link FencedDataSource} (and a {@link
- * ReportingFencedDataSource} that reports its refusals), once: a data source that already is, or
- * wraps, a {@code FencedDataSource} is left alone.
+ * Puts every {@link DataSource} bean behind a {@link FencedDataSource} that reports its refusals
+ * (counted and audited), once: a data source that already is, or wraps, a {@code
+ * FencedDataSource} is left alone. {@code unwrap} still reaches the pool behind it.
  *
  * <p>The bean's type becomes {@code DataSource}: inject the pool type through {@code
  * dataSource.unwrap(HikariDataSource.class)}, or define the pool as a non-{@code DataSource}-typed
@@ -34,14 +34,13 @@ final class FencedDataSourcePostProcessor implements BeanPostProcessor {
     @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) {
         if (bean instanceof DataSource dataSource && !isFenced(dataSource)) {
-            return new ReportingFencedDataSource(
-                    new FencedDataSource(dataSource, this.guard.getObject()), this.rejections);
+            return new FencedDataSource(dataSource, this.guard.getObject(), this.rejections);
         }
         return bean;
     }
 
     static boolean isFenced(DataSource dataSource) {
-        if (dataSource instanceof FencedDataSource || dataSource instanceof ReportingFencedDataSource) {
+        if (dataSource instanceof FencedDataSource) {
             return true;
         }
         try {

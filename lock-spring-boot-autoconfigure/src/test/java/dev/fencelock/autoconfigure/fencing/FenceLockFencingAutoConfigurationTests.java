@@ -46,8 +46,8 @@ class FenceLockFencingAutoConfigurationTests {
                 new org.h2.Driver(), "jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1", "sa", "");
         this.runner.withBean("dataSource", DataSource.class, () -> database).run((context) -> {
             DataSource dataSource = context.getBean(DataSource.class);
-            assertThat(dataSource).isInstanceOf(ReportingFencedDataSource.class);
-            FencedDataSource fenced = ((ReportingFencedDataSource) dataSource).getTarget();
+            assertThat(dataSource).isInstanceOf(FencedDataSource.class);
+            FencedDataSource fenced = (FencedDataSource) dataSource;
             assertThat(fenced.getTarget()).isSameAs(database);
             assertThat(fenced.getGuard()).isSameAs(context.getBean(FenceGuard.class));
             assertThat(dataSource.unwrap(FencedDataSource.class)).isSameAs(fenced);
@@ -70,7 +70,7 @@ class FenceLockFencingAutoConfigurationTests {
                 .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class))
                 .run((context) -> {
                     assertThat(context).hasSingleBean(DataSource.class);
-                    assertThat(context.getBean(DataSource.class)).isInstanceOf(ReportingFencedDataSource.class);
+                    assertThat(context.getBean(DataSource.class)).isInstanceOf(FencedDataSource.class);
                     assertThat(tableCount(context.getBean(DataSource.class))).isOne();
                 });
     }
@@ -110,7 +110,7 @@ class FenceLockFencingAutoConfigurationTests {
                 .withBean("dataSource", DataSource.class, this::h2)
                 .run((context) -> {
                     assertThat(context).hasNotFailed();
-                    assertThat(context.getBean(DataSource.class)).isInstanceOf(ReportingFencedDataSource.class);
+                    assertThat(context.getBean(DataSource.class)).isInstanceOf(FencedDataSource.class);
                     assertThat(context).doesNotHaveBean(HibernatePropertiesCustomizer.class);
                 });
     }
@@ -142,9 +142,7 @@ class FenceLockFencingAutoConfigurationTests {
                 .withBean(FenceGuard.class, () -> guard)
                 .run((context) -> {
                     assertThat(context.getBean(FenceGuard.class)).isSameAs(guard);
-                    assertThat(((ReportingFencedDataSource) context.getBean(DataSource.class))
-                                    .getTarget()
-                                    .getGuard())
+                    assertThat(((FencedDataSource) context.getBean(DataSource.class)).getGuard())
                             .isSameAs(guard);
                     assertThat(tableCount(database, "CUSTOM_FENCE")).isOne();
                 });

@@ -1,11 +1,12 @@
-package dev.fencelock.jpa;
+package dev.fencelock.jdbc;
 
 import org.jspecify.annotations.Nullable;
 
 /**
- * The SQL comment that marks an {@code UPDATE} as row-fenced, so that the JDBC layer, which sees
- * only the statement, can turn "no row changed" into a fencing rejection. Free of Hibernate types
- * on purpose: the data source wrapper reads it in applications without Hibernate too.
+ * The SQL comment that marks an {@code UPDATE} as row-fenced (its {@code WHERE} carries {@code
+ * <token column> <= <token>}), so that {@link FencedDataSource}, which sees only the statement, can
+ * turn "no row changed" into a {@link dev.fencelock.FencingTokenRejectedException}. JPA's row
+ * fencing writes it; any hand-written update may carry it too.
  */
 public final class FencedRowComment {
 
@@ -16,7 +17,7 @@ public final class FencedRowComment {
     private FencedRowComment() {}
 
     /** {@code sql} followed by the comment naming the fenced {@code table.column}. */
-    static String append(String sql, String table, String column) {
+    public static String append(String sql, String table, String column) {
         return sql + PREFIX + table + "." + column + SUFFIX;
     }
 
