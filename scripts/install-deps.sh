@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what FenceLock's tests need on a Debian machine (run as root): etcd for the lock
-# tests, PostgreSQL and MariaDB for the fencing tests, Maven for the build. Safe to run again:
+# tests, PostgreSQL and MariaDB for the fencing tests, Redis for the benchmark comparison, Maven
+# and curl for the build and scripts. Safe to run again:
 # it only calls apt-get when something is missing.
 set -euo pipefail
 
@@ -8,6 +9,7 @@ missing=()
 command -v etcd >/dev/null 2>&1 || missing+=(etcd-server)
 command -v mvn >/dev/null 2>&1 || missing+=(maven)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
+command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 [ -x /usr/lib/postgresql/15/bin/postgres ] || ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || missing+=(postgresql)
 command -v mariadbd >/dev/null 2>&1 || command -v mysqld >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] || missing+=(mariadb-server)
 

@@ -40,7 +40,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
@@ -111,11 +110,16 @@ public final class EtcdLockBackend implements LockBackend {
         this.recheckInterval = builder.recheckInterval;
         this.retryGrace = builder.retryGrace;
         this.instanceId = builder.instanceId;
-        this.scheduler = Executors.newScheduledThreadPool(2, runnable -> {
-            Thread thread = new Thread(runnable, "fencelock-etcd");
-            thread.setDaemon(true);
-            return thread;
-        });
+        java.util.concurrent.ScheduledThreadPoolExecutor timers =
+                new java.util.concurrent.ScheduledThreadPoolExecutor(2, runnable -> {
+                    Thread thread = new Thread(runnable, "fencelock-etcd");
+                    thread.setDaemon(true);
+                    return thread;
+                });
+        // Every request arms a timeout that is almost always cancelled: drop those at once, or they
+        // pile up in the queue until their time comes (thousands under load).
+        timers.setRemoveOnCancelPolicy(true);
+        this.scheduler = timers;
     }
 
     public static Builder builder() {
@@ -208,6 +212,12 @@ public final class EtcdLockBackend implements LockBackend {
         volatile @Nullable ResourceWatch watch;
 
         volatile @Nullable ScheduledFuture<?> recheck;
+
+        /**
+         * Set by whichever ends the attempt first: a grant, or a clean-up before a timeout is
+         * reported. Without it a timeout could delete the key of a lock granted a moment earlier.
+         */
+        final java.util.concurrent.atomic.AtomicBoolean decided = new java.util.concurrent.atomic.AtomicBoolean();
 
         Attempt(AcquireCommand command) {
             this.command = command;
@@ -416,8 +426,9 @@ public final class EtcdLockBackend implements LockBackend {
         }
 
         void grant(SessionLease session) {
-            if (this.result.isDone()) {
-                // The first read, the watch and the re-check may each find the lock free; the first decides.
+            if (this.result.isDone() || !this.decided.compareAndSet(false, true)) {
+                // The first read, the watch and the re-check may each find the lock free, and a timeout
+                // may be cleaning up: whichever comes first decides.
                 return;
             }
             if (session.isExpired()) {
@@ -454,6 +465,9 @@ public final class EtcdLockBackend implements LockBackend {
 
         /** Deletes my queue entry first, so a caller that sees the failure sees no key of it. */
         void failAfterCleanup(Throwable failure) {
+            if (!this.decided.compareAndSet(false, true)) {
+                return; // granted meanwhile: the caller gets the lock
+            }
             long revision = this.myRevision;
             if (revision == 0 || held.containsKey(this.key) || this.result.isDone()) {
                 fail(failure);

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.fencelock.InvalidLockKeyException;
 import dev.fencelock.LockAcquisitionTimeoutException;
+import dev.fencelock.LockBackendUnavailableException;
 import dev.fencelock.LockClient;
 import dev.fencelock.LockLease;
 import dev.fencelock.LockLostException;
@@ -275,6 +276,60 @@ public abstract class LockBackendContract {
         assertThat(failedReleases.get())
                 .as("releases of a lock that was no longer held")
                 .isZero();
+    }
+
+    @Test
+    void shortWaitTimeoutsUnderContentionNeverMakeTwoHolders() throws Exception {
+        // Timeouts that expire while the lock is being handed over must either hand the lock to the
+        // caller or clean up, never both.
+        List<LockClient> contenders = List.of(client(), client());
+        String resource = resource("timeouts");
+        int threads = 8;
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger overlaps = new AtomicInteger();
+        AtomicInteger acquired = new AtomicInteger();
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(6);
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<CompletableFuture<Void>> done = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                LockClient client = contenders.get(t % contenders.size());
+                long wait = 10 + 10L * t;
+                done.add(CompletableFuture.runAsync(
+                        () -> {
+                            for (int i = 0; i < 500 && System.nanoTime() < end; i++) {
+                                LockLease lease;
+                                try {
+                                    lease = client.acquire(LockRequest.builder(resource)
+                                            .waitTimeout(Duration.ofMillis(wait))
+                                            .build());
+                                } catch (LockAcquisitionTimeoutException | LockBackendUnavailableException notNow) {
+                                    // Busy, or the wait was too short for the round trip: not acquired.
+                                    continue;
+                                }
+                                if (inside.incrementAndGet() != 1) {
+                                    overlaps.incrementAndGet();
+                                }
+                                Thread.yield();
+                                if (!lease.isValid()) {
+                                    overlaps.incrementAndGet();
+                                }
+                                inside.decrementAndGet();
+                                lease.release();
+                                acquired.incrementAndGet();
+                            }
+                        },
+                        pool));
+            }
+            CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).get(2, TimeUnit.MINUTES);
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(acquired.get()).isPositive();
+        assertThat(overlaps.get())
+                .as("two holders, or a holder whose lock was taken away")
+                .isZero();
+        await().atMost(patience()).until(() -> keysOf(resource) == 0);
     }
 
     @Test

@@ -65,6 +65,8 @@ class EtcdLockBackendContractTest extends LockBackendContract {
         EtcdLockBackend backend = EtcdLockBackend.builder()
                 .endpoints(proxy.endpoint())
                 .requestTimeout(Duration.ofSeconds(3))
+                // Frequent re-checks race the watch and the timeouts more often: races show up here.
+                .recheckInterval(Duration.ofMillis(20))
                 .build();
         LockClient.Builder builder = LockClient.builder(backend);
         customizer.accept(builder);
