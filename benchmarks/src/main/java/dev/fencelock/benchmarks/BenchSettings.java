@@ -1,0 +1,114 @@
+package dev.fencelock.benchmarks;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Sizes of every scenario. The full run is the design brief's workload; quick mode
+ * ({@code -Dbench.quick=true}) runs each case for about a second so CI can prove the module still
+ * works, not how fast it is.
+ *
+ * @param quick whether this is the quick (CI) mode
+ * @param resources scenario 1: lockable resources
+ * @param rates scenario 1: acquisitions (and releases) per second, one run each; the first is the
+ *     design brief's
+ * @param held scenario 1: locks held at steady state; each lock is held {@code held / rate} seconds
+ * @param window scenario 1: measurement window after the ramp-up
+ * @param heapLocks locks held for the heap-per-lock measurement
+ * @param concurrencies scenario 2: closed-loop concurrencies
+ * @param contenders scenario 3: contenders on the hot key
+ * @param warmup scenarios 2 and 3: unmeasured time before each case
+ * @param caseTime scenarios 2 and 3: measured time of each case
+ * @param rounds scenarios 2 and 3: rounds per case, the systems' order reversed every other round
+ * @param failoverBefore scenario 4: load before the leader is killed
+ * @param failoverAfter scenario 4: load after acquisitions succeed again
+ * @param out directory for results.md and the chart
+ */
+public record BenchSettings(
+        boolean quick,
+        int resources,
+        List<Integer> rates,
+        int held,
+        Duration window,
+        int heapLocks,
+        List<Integer> concurrencies,
+        List<Integer> contenders,
+        Duration warmup,
+        Duration caseTime,
+        int rounds,
+        Duration failoverBefore,
+        Duration failoverAfter,
+        Path out) {
+
+    /** Reads {@code bench.quick}, {@code bench.out} and {@code bench.rates} (scenario 1's rates, e.g. {@code 500}). */
+    public static BenchSettings fromSystemProperties() {
+        boolean quick = Boolean.getBoolean("bench.quick");
+        Path out = Path.of(System.getProperty("bench.out", "target/benchmarks"));
+        BenchSettings settings = quick ? quick(out) : full(out);
+        String rates = System.getProperty("bench.rates");
+        if (rates == null || rates.isBlank()) {
+            return settings;
+        }
+        List<Integer> chosen = java.util.Arrays.stream(rates.split(","))
+                .map(String::trim)
+                .map(Integer::valueOf)
+                .toList();
+        return new BenchSettings(
+                settings.quick(),
+                settings.resources(),
+                chosen,
+                settings.held(),
+                settings.window(),
+                settings.heapLocks(),
+                settings.concurrencies(),
+                settings.contenders(),
+                settings.warmup(),
+                settings.caseTime(),
+                settings.rounds(),
+                settings.failoverBefore(),
+                settings.failoverAfter(),
+                settings.out());
+    }
+
+    public static BenchSettings full(Path out) {
+        return new BenchSettings(
+                false,
+                100_000,
+                List.of(2_000, 1_000, 500),
+                20_000,
+                Duration.ofSeconds(30),
+                20_000,
+                List.of(1, 16, 64),
+                List.of(16, 64),
+                Duration.ofSeconds(2),
+                Duration.ofSeconds(4),
+                3,
+                Duration.ofSeconds(5),
+                Duration.ofSeconds(5),
+                out);
+    }
+
+    public static BenchSettings quick(Path out) {
+        return new BenchSettings(
+                true,
+                10_000,
+                List.of(200),
+                400,
+                Duration.ofSeconds(3),
+                2_000,
+                List.of(1, 16, 64),
+                List.of(16, 64),
+                Duration.ofMillis(300),
+                Duration.ofSeconds(1),
+                1,
+                Duration.ofSeconds(2),
+                Duration.ofSeconds(3),
+                out);
+    }
+
+    /** How long each lock is held in scenario 1 at {@code rate}, so that {@link #held} are held (Little's law). */
+    public Duration hold(int rate) {
+        return Duration.ofMillis(1000L * this.held / rate);
+    }
+}

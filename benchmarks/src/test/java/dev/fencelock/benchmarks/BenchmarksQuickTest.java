@@ -1,0 +1,50 @@
+package dev.fencelock.benchmarks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Runs every scenario in quick mode against a real three-member etcd and a real Redis, so the
+ * benchmark module never rots. Asserts sanity only — it ran, nothing was held twice, every system
+ * made progress — never a performance threshold: CI machines are shared and noisy.
+ */
+class BenchmarksQuickTest {
+
+    @Test
+    void everyScenarioRunsAndStaysSafe(@TempDir Path out) throws Exception {
+        BenchmarkReport report = BenchmarkMain.run(BenchSettings.quick(out), Set.of("1", "2", "3", "4"));
+
+        assertThat(report.workload()).hasSize(1);
+        DesignWorkloadScenario.Result workload = report.workload().get(0);
+        assertThat(workload.completed()).isPositive();
+        assertThat(workload.acquire().getTotalCount()).isPositive();
+        assertThat(workload.heapBytesPerLock()).isPositive();
+        assertThat(workload.sessions()).isEqualTo(1);
+
+        assertThat(report.uncontended()).hasSize(4 * 3);
+        assertThat(report.uncontended()).allSatisfy(c -> {
+            assertThat(c.operations()).as(c.system() + " x" + c.concurrency()).isPositive();
+        });
+
+        assertThat(report.hotKey()).hasSize(3 * 2);
+        assertThat(report.hotKey()).allSatisfy(c -> {
+            assertThat(c.operations()).as(c.system() + " x" + c.concurrency()).isPositive();
+            assertThat(c.violations()).as(c.system() + " double holders").isZero();
+        });
+
+        FailoverScenario.Result failover = report.failover();
+        assertThat(failover).isNotNull();
+        assertThat(failover.doubleHolders()).isZero();
+        assertThat(failover.tokenRegressions()).isZero();
+        assertThat(failover.recoveryMillis()).isNotNaN();
+        assertThat(failover.after()).isPositive();
+
+        assertThat(out.resolve(BenchmarkMain.RESULTS)).exists();
+        assertThat(Files.size(out.resolve(BenchmarkMain.CHART))).isPositive();
+    }
+}
