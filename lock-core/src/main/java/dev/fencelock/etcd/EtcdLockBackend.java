@@ -99,6 +99,18 @@ public final class EtcdLockBackend implements LockBackend {
 
     private final Set<Attempt> inFlight = ConcurrentHashMap.newKeySet();
 
+    /** Concurrent acquisitions of distinct resources share one Txn (one raft commit). */
+    private final TxnCoalescer<PutRequest, PutOutcome> puts = new TxnCoalescer<>(
+            32,
+            4,
+            request -> request.attempt().prefix,
+            request -> request.attempt().result.isDone(),
+            this::sendPuts);
+
+    /** Concurrent releases share one Txn. */
+    private final TxnCoalescer<DeleteRequest, Boolean> deletes =
+            new TxnCoalescer<>(64, 4, DeleteRequest::key, request -> false, this::sendDeletes);
+
     private volatile boolean closed;
 
     private EtcdLockBackend(Builder builder, Client client, boolean ownsClient) {
@@ -265,38 +277,37 @@ public final class EtcdLockBackend implements LockBackend {
                 return;
             }
             this.outcomeUnknown = true;
-            ByteSequence value = bytes(holderRecord(this.command));
-            // Attach the lease inside a Txn: etcd 3.4's plain leased Put slows down with many keys on one lease.
-            CompletableFuture<TxnResponse> txn = client.getKVClient()
-                    .txn()
-                    .If(
-                            new Cmp(this.keyBytes, Cmp.Op.EQUAL, CmpTarget.createRevision(0)),
-                            new Cmp(this.markerBytes, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-                    .Then(
-                            Op.put(
-                                    this.keyBytes,
-                                    value,
-                                    PutOption.builder()
-                                            .withLeaseId(session.leaseId)
-                                            .build()),
-                            ownerRead())
-                    .Else(Op.get(this.keyBytes, GetOption.DEFAULT), ownerRead())
-                    .commit();
-            timed(txn, "acquiring lock '" + this.command.resource() + "'").whenComplete((response, failure) -> {
+            puts.submit(new PutRequest(this, session)).whenComplete((outcome, failure) -> {
                 if (failure != null) {
                     fail(failure);
                     return;
                 }
                 this.outcomeUnknown = false;
                 try {
-                    onPut(session, response);
+                    onPut(session, outcome);
                 } catch (RuntimeException ex) {
                     fail(ex);
                 }
             });
         }
 
-        private Op ownerRead() {
+        /** The put, in the If/Then form every acquisition shares when batched. */
+        Cmp[] putConditions() {
+            return new Cmp[] {
+                new Cmp(this.keyBytes, Cmp.Op.EQUAL, CmpTarget.createRevision(0)),
+                new Cmp(this.markerBytes, Cmp.Op.EQUAL, CmpTarget.createRevision(0))
+            };
+        }
+
+        Op putOp(SessionLease session) {
+            // Attach the lease inside a Txn: etcd 3.4's plain leased Put slows down with many keys on one lease.
+            return Op.put(
+                    this.keyBytes,
+                    bytes(holderRecord(this.command)),
+                    PutOption.builder().withLeaseId(session.leaseId).build());
+        }
+
+        Op ownerRead() {
             return Op.get(
                     bytes(this.prefix),
                     GetOption.builder()
@@ -308,19 +319,18 @@ public final class EtcdLockBackend implements LockBackend {
                             .build());
         }
 
-        void onPut(SessionLease session, TxnResponse response) {
+        void onPut(SessionLease session, PutOutcome outcome) {
             long revision;
-            if (response.isSucceeded()) {
-                revision = response.getHeader().getRevision();
+            if (outcome.created()) {
+                revision = outcome.revision();
             } else {
-                List<KeyValue> mine = response.getGetResponses().get(0).getKvs();
-                if (mine.isEmpty()) {
+                KeyValue existing = outcome.existing();
+                if (existing == null) {
                     fail(new LockException(
                             "Request id '" + this.command.requestId() + "' of lock '" + this.command.resource()
                                     + "' was abandoned after an earlier failure; use a new request id"));
                     return;
                 }
-                KeyValue existing = mine.get(0);
                 if (existing.getLease() != session.leaseId) {
                     // Not ours to delete: another session made this key.
                     fail(new LockException("Request id '" + this.command.requestId() + "' of lock '"
@@ -331,9 +341,7 @@ public final class EtcdLockBackend implements LockBackend {
                 revision = existing.getCreateRevision();
             }
             this.myRevision = revision;
-            // Then = [put, owner read], Else = [my key, owner read]: the owner read is the last range response.
-            List<io.etcd.jetcd.kv.GetResponse> reads = response.getGetResponses();
-            List<KeyValue> owner = reads.get(reads.size() - 1).getKvs();
+            List<KeyValue> owner = outcome.owner();
             if (owner.isEmpty() || owner.get(0).getCreateRevision() == revision) {
                 grant(session);
             } else if (!this.command.waitForRelease()) {
@@ -505,6 +513,141 @@ public final class EtcdLockBackend implements LockBackend {
         }
     }
 
+    /** An acquisition's put, waiting for a shared Txn. */
+    private record PutRequest(Attempt attempt, SessionLease session) {}
+
+    /**
+     * What the put found: my key created at {@code revision}, or the key that already existed
+     * ({@code null} when the abandoned marker blocked the put), and the resource's oldest key.
+     */
+    private record PutOutcome(
+            boolean created, long revision, @Nullable KeyValue existing, List<KeyValue> owner) {}
+
+    /** A guarded delete, waiting for a shared Txn. */
+    private record DeleteRequest(String key, long revision) {}
+
+    /**
+     * Sends the puts of several acquisitions in one Txn. All keys of one Txn share its revision, so
+     * the batch never holds two keys of one resource (the coalescer sees to it). If any key or
+     * marker already exists, the Txn changes nothing and each put goes again on its own.
+     */
+    private CompletableFuture<?> sendPuts(List<TxnCoalescer.Pending<PutRequest, PutOutcome>> batch) {
+        if (batch.size() == 1) {
+            return putAlone(batch.get(0));
+        }
+        List<Cmp> conditions = new ArrayList<>();
+        List<Op> operations = new ArrayList<>();
+        for (TxnCoalescer.Pending<PutRequest, PutOutcome> pending : batch) {
+            Attempt attempt = pending.request().attempt();
+            conditions.addAll(List.of(attempt.putConditions()));
+            operations.add(attempt.putOp(pending.request().session()));
+            operations.add(attempt.ownerRead());
+        }
+        CompletableFuture<TxnResponse> txn = this.client
+                .getKVClient()
+                .txn()
+                .If(conditions.toArray(Cmp[]::new))
+                .Then(operations.toArray(Op[]::new))
+                .commit();
+        return timed(txn, "acquiring " + batch.size() + " locks")
+                .handle((response, failure) -> {
+                    if (failure != null) {
+                        batch.forEach(pending -> pending.result().completeExceptionally(failure));
+                        return CompletableFuture.completedFuture(null);
+                    }
+                    if (!response.isSucceeded()) {
+                        return CompletableFuture.allOf(
+                                batch.stream().map(this::putAlone).toArray(CompletableFuture[]::new));
+                    }
+                    long revision = response.getHeader().getRevision();
+                    List<io.etcd.jetcd.kv.GetResponse> owners = response.getGetResponses();
+                    for (int i = 0; i < batch.size(); i++) {
+                        batch.get(i)
+                                .result()
+                                .complete(new PutOutcome(
+                                        true, revision, null, owners.get(i).getKvs()));
+                    }
+                    return CompletableFuture.completedFuture(null);
+                })
+                .thenCompose(next -> next);
+    }
+
+    /** One acquisition's put, with an Else branch that reads back a key that already exists. */
+    private CompletableFuture<?> putAlone(TxnCoalescer.Pending<PutRequest, PutOutcome> pending) {
+        Attempt attempt = pending.request().attempt();
+        CompletableFuture<TxnResponse> txn = this.client
+                .getKVClient()
+                .txn()
+                .If(attempt.putConditions())
+                .Then(attempt.putOp(pending.request().session()), attempt.ownerRead())
+                .Else(Op.get(attempt.keyBytes, GetOption.DEFAULT), attempt.ownerRead())
+                .commit();
+        return timed(txn, "acquiring lock '" + attempt.command.resource() + "'").whenComplete((response, failure) -> {
+            if (failure != null) {
+                pending.result().completeExceptionally(failure);
+                return;
+            }
+            // Then = [put, owner read], Else = [my key, owner read]: the owner read is the last range response.
+            List<io.etcd.jetcd.kv.GetResponse> reads = response.getGetResponses();
+            List<KeyValue> owner = reads.get(reads.size() - 1).getKvs();
+            if (response.isSucceeded()) {
+                pending.result()
+                        .complete(new PutOutcome(true, response.getHeader().getRevision(), null, owner));
+            } else {
+                List<KeyValue> mine = reads.get(0).getKvs();
+                pending.result().complete(new PutOutcome(false, 0, mine.isEmpty() ? null : mine.get(0), owner));
+            }
+        });
+    }
+
+    /** Several guarded deletes in one Txn; if any key changed, each goes again on its own. */
+    private CompletableFuture<?> sendDeletes(List<TxnCoalescer.Pending<DeleteRequest, Boolean>> batch) {
+        if (batch.size() == 1) {
+            return deleteAlone(batch.get(0));
+        }
+        List<Cmp> conditions = new ArrayList<>();
+        List<Op> operations = new ArrayList<>();
+        for (TxnCoalescer.Pending<DeleteRequest, Boolean> pending : batch) {
+            ByteSequence key = bytes(pending.request().key());
+            conditions.add(new Cmp(
+                    key,
+                    Cmp.Op.EQUAL,
+                    CmpTarget.createRevision(pending.request().revision())));
+            operations.add(Op.delete(key, DeleteOption.DEFAULT));
+        }
+        CompletableFuture<TxnResponse> txn = this.client
+                .getKVClient()
+                .txn()
+                .If(conditions.toArray(Cmp[]::new))
+                .Then(operations.toArray(Op[]::new))
+                .commit();
+        return timed(txn, "releasing " + batch.size() + " locks")
+                .handle((response, failure) -> {
+                    if (failure != null) {
+                        batch.forEach(pending -> pending.result().completeExceptionally(failure));
+                        return CompletableFuture.completedFuture(null);
+                    }
+                    if (!response.isSucceeded()) {
+                        return CompletableFuture.allOf(
+                                batch.stream().map(this::deleteAlone).toArray(CompletableFuture[]::new));
+                    }
+                    batch.forEach(pending -> pending.result().complete(true));
+                    return CompletableFuture.completedFuture(null);
+                })
+                .thenCompose(next -> next);
+    }
+
+    private CompletableFuture<?> deleteAlone(TxnCoalescer.Pending<DeleteRequest, Boolean> pending) {
+        return deleteGuarded(pending.request().key(), pending.request().revision())
+                .whenComplete((deleted, failure) -> {
+                    if (failure != null) {
+                        pending.result().completeExceptionally(failure);
+                    } else {
+                        pending.result().complete(deleted);
+                    }
+                });
+    }
+
     private static boolean isGeneratedRequestId(String requestId) {
         return requestId.length() == 36 && requestId.charAt(8) == '-' && requestId.charAt(14) == '4';
     }
@@ -575,7 +718,7 @@ public final class EtcdLockBackend implements LockBackend {
      * the background while the session lives (once it expires, etcd removes the key itself).
      */
     private CompletableFuture<Boolean> deleteInBackground(String key, long revision, @Nullable SessionLease session) {
-        CompletableFuture<Boolean> first = deleteGuarded(key, revision);
+        CompletableFuture<Boolean> first = this.deletes.submit(new DeleteRequest(key, revision));
         first.whenComplete((deleted, failure) -> {
             if (failure != null) {
                 retryDelete(key, revision, session, 1);
