@@ -102,14 +102,14 @@ public final class EtcdLockBackend implements LockBackend {
     /** Concurrent acquisitions of distinct resources share one Txn (one raft commit). */
     private final TxnCoalescer<PutRequest, PutOutcome> puts = new TxnCoalescer<>(
             32,
-            4,
+            2,
             request -> request.attempt().prefix,
             request -> request.attempt().result.isDone(),
             this::sendPuts);
 
     /** Concurrent releases share one Txn. */
     private final TxnCoalescer<DeleteRequest, Boolean> deletes =
-            new TxnCoalescer<>(64, 4, DeleteRequest::key, request -> false, this::sendDeletes);
+            new TxnCoalescer<>(64, 2, DeleteRequest::key, request -> false, this::sendDeletes);
 
     private volatile boolean closed;
 
