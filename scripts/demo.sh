@@ -2,7 +2,9 @@
 # FenceLock in three minutes: two instances of the sample inventory service share one PostgreSQL
 # database and a three-member etcd cluster. The demo drives concurrent reservations across both,
 # then freezes instance A (SIGSTOP) while it is inside a reservation, lets its lease expire, has B
-# take over, wakes A, and checks that A's late write is refused and no unit was sold twice.
+# take over, wakes A, and checks that A's late write is refused; then has an operator force-release
+# A's lock while A is inside a reservation, so that only the database can refuse A's write. It
+# checks that no unit was sold twice.
 #
 #   bash scripts/demo.sh        (as root on Debian, with a JDK 17+; installs what is missing)
 #
@@ -177,16 +179,46 @@ echo "A: $RESULT_A"
 [ "$STATUS_A" = 409 ] || fail "A's stale reservation was not refused with 409"
 [ -n "$TOKEN_B" ] && [ "$TOKEN_B" -gt "$TOKEN_A" ] || fail "B's token $TOKEN_B is not larger than A's $TOKEN_A"
 
+log "Zombie 2: an operator takes the lock from A while A is inside a reservation"
+# A is not paused this time: it does not know its lock was taken (it would find out at its next
+# renewal), so only the database can refuse its late write.
+BEFORE=$(fence_token)
+reserve "$PORT_A" 1 "$HOLD_MILLIS" >"$WORK/zombie2-a" &
+ZOMBIE2_JOB=$!
+TOKEN_A2=""
+for _ in $(seq 1 100); do
+  current=$(fence_token)
+  if [ -n "$current" ] && [ "$current" -gt "$BEFORE" ]; then TOKEN_A2=$current; break; fi
+  sleep 0.05
+done
+[ -n "$TOKEN_A2" ] || { fail "A never took the lock for the second zombie"; exit 1; }
+FORCED=$(curl -sS -X DELETE "http://127.0.0.1:$PORT_B/actuator/fencelock/$RESOURCE")
+echo "force-release through B's /actuator/fencelock: $FORCED"
+RESULT_B2=$(reserve "$PORT_B" 1 0)
+STATUS_B2=${RESULT_B2%% *}
+TOKEN_B2=$(echo "$RESULT_B2" | json fencingToken)
+echo "B: $RESULT_B2"
+[ "$STATUS_B2" = 200 ] || fail "B's reservation after the force-release was not accepted"
+wait "$ZOMBIE2_JOB" || true
+RESULT_A2=$(cat "$WORK/zombie2-a")
+STATUS_A2=${RESULT_A2%% *}
+TYPE_A2=$(echo "$RESULT_A2" | json type)
+REFUSED_BY2=$(echo "$RESULT_A2" | json refusedBy)
+echo "A: $RESULT_A2"
+[ "$STATUS_A2" = 409 ] || fail "A's late write after the force-release was not refused with 409"
+[ "$REFUSED_BY2" = database ] || fail "A's late write was refused by '$REFUSED_BY2', expected the database"
+[ -n "$TOKEN_B2" ] && [ "$TOKEN_B2" -gt "$TOKEN_A2" ] || fail "B's token $TOKEN_B2 is not larger than A's $TOKEN_A2"
+
 log "Checking the database"
 FENCE_ROW=$(fence_token)
 ROW_TOKEN=$("${PSQL[@]}" -c "SELECT fence_token FROM inventory_stock WHERE sku = '$SKU'")
 DB_STOCK=$("${PSQL[@]}" -c "SELECT quantity FROM inventory_stock WHERE sku = '$SKU'")
 DB_RESERVATIONS=$("${PSQL[@]}" -c "SELECT count(*) FROM inventory_reservation WHERE sku = '$SKU'")
 API_STOCK=$(curl -fsS "http://127.0.0.1:$PORT_B/api/stock/$SKU" | json quantity)
-ACCEPTED=$((CONCURRENT_OK + (STATUS_B == 200 ? 1 : 0)))
+ACCEPTED=$((CONCURRENT_OK + (STATUS_B == 200 ? 1 : 0) + (STATUS_B2 == 200 ? 1 : 0)))
 EXPECTED=$((INITIAL_STOCK - ACCEPTED))
-[ "$FENCE_ROW" = "$TOKEN_B" ] || fail "fence row token $FENCE_ROW is not B's token $TOKEN_B"
-[ "$ROW_TOKEN" = "$TOKEN_B" ] || fail "stock row was last written with token $ROW_TOKEN, not B's $TOKEN_B"
+[ "$FENCE_ROW" = "$TOKEN_B2" ] || fail "fence row token $FENCE_ROW is not B's last token $TOKEN_B2"
+[ "$ROW_TOKEN" = "$TOKEN_B2" ] || fail "stock row was last written with token $ROW_TOKEN, not B's last $TOKEN_B2"
 [ "$DB_STOCK" = "$EXPECTED" ] || fail "stock in PostgreSQL is $DB_STOCK, expected $EXPECTED"
 [ "$API_STOCK" = "$EXPECTED" ] || fail "stock via GET is $API_STOCK, expected $EXPECTED"
 [ "$DB_RESERVATIONS" = "$ACCEPTED" ] || fail "$DB_RESERVATIONS reservation rows, expected $ACCEPTED"
@@ -211,10 +243,13 @@ cat <<EOF
 ================ FenceLock demo report ================
 SKU                         $SKU (resource $RESOURCE)
 initial stock               $INITIAL_STOCK
-reservations accepted       $ACCEPTED ($CONCURRENT_OK concurrent across A and B + 1 by B during A's pause)
-stale writes rejected       $([ "$STATUS_A" = 409 ] && echo 1 || echo 0) (A, HTTP $STATUS_A, $TYPE_A)
-  refused                   $HOW
-tokens                      A $TOKEN_A < B $TOKEN_B; fence row in PostgreSQL $FENCE_ROW; stock row fence_token $ROW_TOKEN
+reservations accepted       $ACCEPTED ($CONCURRENT_OK concurrent across A and B + 1 by B during A's pause + 1 by B after the force-release)
+stale writes rejected       $(( (STATUS_A == 409 ? 1 : 0) + (STATUS_A2 == 409 ? 1 : 0) ))
+  1. A paused past its lease  HTTP $STATUS_A ($TYPE_A), refused $HOW
+                              tokens: A $TOKEN_A < B $TOKEN_B
+  2. A's lock force-released  HTTP $STATUS_A2 ($TYPE_A2), refused by: $REFUSED_BY2
+                              tokens: A $TOKEN_A2 < B $TOKEN_B2 (the database had accepted B's)
+fence row / stock row       PostgreSQL fence row $FENCE_ROW, stock row fence_token $ROW_TOKEN
 final stock                 GET $API_STOCK, PostgreSQL $DB_STOCK, expected $INITIAL_STOCK - $ACCEPTED = $EXPECTED
 reservation rows            $DB_RESERVATIONS
 elapsed                     ${SECONDS}s
