@@ -543,22 +543,8 @@ public final class EtcdLockBackend implements LockBackend {
             operations.add(attempt.putOp(pending.request().session()));
             operations.add(attempt.ownerRead());
         }
-        CompletableFuture<TxnResponse> txn = this.client
-                .getKVClient()
-                .txn()
-                .If(conditions.toArray(Cmp[]::new))
-                .Then(operations.toArray(Op[]::new))
-                .commit();
-        return timed(txn, "acquiring " + batch.size() + " locks")
-                .handle((response, failure) -> {
-                    if (failure != null) {
-                        batch.forEach(pending -> pending.result().completeExceptionally(failure));
-                        return CompletableFuture.completedFuture(null);
-                    }
-                    if (!response.isSucceeded()) {
-                        return CompletableFuture.allOf(
-                                batch.stream().map(this::putAlone).toArray(CompletableFuture[]::new));
-                    }
+        return allOrEach(
+                batch, conditions, operations, "acquiring " + batch.size() + " locks", this::putAlone, response -> {
                     long revision = response.getHeader().getRevision();
                     List<io.etcd.jetcd.kv.GetResponse> owners = response.getGetResponses();
                     for (int i = 0; i < batch.size(); i++) {
@@ -567,9 +553,7 @@ public final class EtcdLockBackend implements LockBackend {
                                 .complete(new PutOutcome(
                                         true, revision, null, owners.get(i).getKvs()));
                     }
-                    return CompletableFuture.completedFuture(null);
-                })
-                .thenCompose(next -> next);
+                });
     }
 
     /** One acquisition's put, with an Else branch that reads back a key that already exists. */
@@ -615,23 +599,43 @@ public final class EtcdLockBackend implements LockBackend {
                     CmpTarget.createRevision(pending.request().revision())));
             operations.add(Op.delete(key, DeleteOption.DEFAULT));
         }
+        return allOrEach(
+                batch,
+                conditions,
+                operations,
+                "releasing " + batch.size() + " locks",
+                this::deleteAlone,
+                response -> batch.forEach(pending -> pending.result().complete(true)));
+    }
+
+    /**
+     * Sends a batch as one all-or-nothing Txn. If its compares hold, {@code succeeded} completes the
+     * requests from the response; if any fails, the Txn changed nothing and each request goes again
+     * on its own; if etcd does not answer, every request fails with that.
+     */
+    private <T, R> CompletableFuture<?> allOrEach(
+            List<TxnCoalescer.Pending<T, R>> batch,
+            List<Cmp> conditions,
+            List<Op> operations,
+            String what,
+            java.util.function.Function<TxnCoalescer.Pending<T, R>, CompletableFuture<?>> alone,
+            java.util.function.Consumer<TxnResponse> succeeded) {
         CompletableFuture<TxnResponse> txn = this.client
                 .getKVClient()
                 .txn()
                 .If(conditions.toArray(Cmp[]::new))
                 .Then(operations.toArray(Op[]::new))
                 .commit();
-        return timed(txn, "releasing " + batch.size() + " locks")
+        return timed(txn, what)
                 .handle((response, failure) -> {
                     if (failure != null) {
                         batch.forEach(pending -> pending.result().completeExceptionally(failure));
                         return CompletableFuture.completedFuture(null);
                     }
                     if (!response.isSucceeded()) {
-                        return CompletableFuture.allOf(
-                                batch.stream().map(this::deleteAlone).toArray(CompletableFuture[]::new));
+                        return CompletableFuture.allOf(batch.stream().map(alone).toArray(CompletableFuture[]::new));
                     }
-                    batch.forEach(pending -> pending.result().complete(true));
+                    succeeded.accept(response);
                     return CompletableFuture.completedFuture(null);
                 })
                 .thenCompose(next -> next);
