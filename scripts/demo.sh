@@ -76,6 +76,17 @@ fence_token() {
   "${PSQL[@]}" -c "SELECT token FROM fencelock_fence WHERE resource = '$RESOURCE'"
 }
 
+# Prints the fence row's token once it is larger than $1 (bounded, 5 s): A has read the stock under
+# its lock once its read transaction committed A's token to the fence row. Prints nothing on time-out.
+await_token_after() { # token
+  local current
+  for _ in $(seq 1 100); do
+    current=$(fence_token)
+    if [ -n "$current" ] && [ "$current" -gt "$1" ]; then echo "$current"; return; fi
+    sleep 0.05
+  done
+}
+
 await_health() { # port name
   for _ in $(seq 1 120); do
     if curl -fs "http://127.0.0.1:$1/actuator/health" 2>/dev/null | grep -q '"status":"UP"'; then
@@ -146,13 +157,7 @@ log "Zombie: A reserves with holdMillis=$HOLD_MILLIS and is frozen inside the cr
 BEFORE=$(fence_token)
 reserve "$PORT_A" 1 "$HOLD_MILLIS" >"$WORK/zombie-a" &
 ZOMBIE_JOB=$!
-# A has read the stock under its lock once its read transaction committed A's token to the fence row.
-TOKEN_A=""
-for _ in $(seq 1 100); do
-  current=$(fence_token)
-  if [ -n "$current" ] && [ "$current" -gt "$BEFORE" ]; then TOKEN_A=$current; break; fi
-  sleep 0.05
-done
+TOKEN_A=$(await_token_after "$BEFORE")
 [ -n "$TOKEN_A" ] || { fail "A never took the lock"; exit 1; }
 if curl -fs "http://127.0.0.1:$PORT_A/actuator/fencelock" -o "$WORK/held-a.json" 2>/dev/null; then
   echo "A's /actuator/fencelock: $(head -c 300 "$WORK/held-a.json")"
@@ -185,12 +190,7 @@ log "Zombie 2: an operator takes the lock from A while A is inside a reservation
 BEFORE=$(fence_token)
 reserve "$PORT_A" 1 "$HOLD_MILLIS" >"$WORK/zombie2-a" &
 ZOMBIE2_JOB=$!
-TOKEN_A2=""
-for _ in $(seq 1 100); do
-  current=$(fence_token)
-  if [ -n "$current" ] && [ "$current" -gt "$BEFORE" ]; then TOKEN_A2=$current; break; fi
-  sleep 0.05
-done
+TOKEN_A2=$(await_token_after "$BEFORE")
 [ -n "$TOKEN_A2" ] || { fail "A never took the lock for the second zombie"; exit 1; }
 FORCED=$(curl -sS -X DELETE "http://127.0.0.1:$PORT_B/actuator/fencelock/$RESOURCE")
 echo "force-release through B's /actuator/fencelock: $FORCED"
