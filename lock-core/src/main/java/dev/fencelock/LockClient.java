@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -88,7 +87,14 @@ public final class LockClient implements AutoCloseable {
      * @throws InvalidLockKeyException when the resource name is not valid
      */
     public LockLease acquire(LockRequest request) {
-        Attempt attempt = prepare(request, true);
+        return await(prepare(request, true));
+    }
+
+    /**
+     * Blocks for an attempt; a caller that stops waiting (interrupt, a backend that never answers)
+     * cancels it, so a lock granted afterwards is handed straight back instead of leaking.
+     */
+    private LockLease await(Attempt attempt) {
         CompletableFuture<LockLease> future = acquireAsync(attempt);
         long waitNanos = attempt.command.remainingNanos() + BACKEND_GRACE.toNanos();
         try {
@@ -122,21 +128,10 @@ public final class LockClient implements AutoCloseable {
 
     /** Acquires the lock of the request if it is free right now, without queueing; its wait timeout is ignored. */
     public Optional<LockLease> tryAcquire(LockRequest request) {
-        Attempt attempt = prepare(request, false);
         try {
-            return Optional.of(acquireAsync(attempt)
-                    .get(attempt.command.remainingNanos() + BACKEND_GRACE.toNanos(), TimeUnit.NANOSECONDS));
-        } catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new LockException("Interrupted while trying lock '" + attempt.command.resource() + "'", ex);
-        } catch (TimeoutException ex) {
-            throw new LockBackendUnavailableException("Lock backend " + this.backend.describe()
-                    + " did not answer for lock '" + attempt.command.resource() + "' in time");
-        } catch (ExecutionException ex) {
-            if (ex.getCause() instanceof LockAcquisitionTimeoutException) {
-                return Optional.empty();
-            }
-            throw rethrow(ex.getCause());
+            return Optional.of(await(prepare(request, false)));
+        } catch (LockAcquisitionTimeoutException busy) {
+            return Optional.empty();
         }
     }
 
@@ -349,14 +344,7 @@ public final class LockClient implements AutoCloseable {
     private RuntimeException rethrow(Throwable failure) {
         Throwable cause = unwrap(failure);
         if (cause instanceof RuntimeException runtime) {
-            // Re-throw on the caller's thread with its own stack, keeping the original as cause.
-            if (cause instanceof LockException lockException) {
-                return lockException;
-            }
             return runtime;
-        }
-        if (cause instanceof CancellationException cancelled) {
-            return cancelled;
         }
         return new LockException("Lock operation failed on " + this.backend.describe(), cause);
     }
