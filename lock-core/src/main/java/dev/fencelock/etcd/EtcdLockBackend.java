@@ -31,7 +31,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -58,9 +58,10 @@ import org.slf4j.LoggerFactory;
  *       on the session lease unless it exists, and read the oldest key of the resource. If mine is
  *       the oldest I own the lock; my <b>fencing token is my key's create revision</b>, which etcd
  *       makes larger than every earlier revision of any key, deleted ones included.
- *   <li><b>Waiting</b> watches only the predecessor (the next older key), so a release wakes one
- *       waiter; FIFO by create revision. One watch per resource is shared by local waiters and is
- *       registered before the predecessor is read, so no deletion is missed.
+ *   <li><b>Waiting</b>: FIFO by create revision. One watch per resource is shared by local
+ *       waiters. It mirrors the resource's queue (a read after the watch is confirmed, then every
+ *       put and delete event), so a release hands the lock to the next local waiter with no
+ *       further read: a hand-off costs the release and the watch event.
  *   <li><b>Every write is guarded</b> by the key's create revision, so a retried request applies
  *       at most once and an old holder can never delete or confirm a newer holder's key.
  *   <li><b>No orphans</b>: an attempt that times out, is cancelled or fails with an unknown
@@ -348,12 +349,9 @@ public final class EtcdLockBackend implements LockBackend {
                 failAfterCleanup(new LockAcquisitionTimeoutException(
                         "Lock '" + this.command.resource() + "' is held by someone else"));
             } else {
-                ResourceWatch shared = joinWatch();
-                if (!shared.ready.isDone()) {
-                    // Read now for speed, and again once the watch is confirmed, so a deletion in between is seen.
-                    checkPredecessor();
-                }
-                shared.ready.whenComplete((ignored, failure) -> checkPredecessor());
+                // The resource's queue mirror decides from here; the periodic re-check is a safety net.
+                joinWatch();
+                scheduleRecheck();
             }
         }
 
@@ -396,25 +394,24 @@ public final class EtcdLockBackend implements LockBackend {
                     }
                     return;
                 }
-                String predecessorKey = predecessor.get(0).getKey().toString(StandardCharsets.UTF_8);
                 ResourceWatch shared = this.watch;
                 if (shared == null || shared.isClosed()) {
                     // The shared watch failed (e.g. its member lost the leader): join or start a new one.
-                    shared = joinWatch();
+                    joinWatch();
                 }
-                shared.awaitDelete(predecessorKey, this);
                 scheduleRecheck();
             });
         }
 
         /** Subscribes to the resource's shared watch, starting one if there is none. */
-        private ResourceWatch joinWatch() {
+        private void joinWatch() {
             ResourceWatch shared = watches.compute(
                     this.prefix,
                     (p, existing) ->
                             (existing != null && existing.subscribe(this)) ? existing : new ResourceWatch(p, this));
             this.watch = shared;
-            return shared;
+            // Outside compute(): a decision may complete the attempt, whose clean-up touches the map.
+            shared.decide(this);
         }
 
         private void scheduleRecheck() {
@@ -429,8 +426,17 @@ public final class EtcdLockBackend implements LockBackend {
             this.recheck = scheduler.schedule(this::checkPredecessor, recheckInterval.toNanos(), TimeUnit.NANOSECONDS);
         }
 
-        void predecessorDeleted() {
+        /** Called by the shared watch when it can no longer decide for this waiter. */
+        void watchFailed() {
             scheduler.execute(this::checkPredecessor);
+        }
+
+        /** Called by the shared watch when my key left the queue before I was granted. */
+        void queueEntryGone() {
+            if (this.decided.compareAndSet(false, true)) {
+                fail(new LockBackendUnavailableException("The queue entry of lock '" + this.command.resource()
+                        + "' disappeared while waiting (session lease expired or force-released)"));
+            }
         }
 
         void grant(SessionLease session) {
@@ -931,66 +937,87 @@ public final class EtcdLockBackend implements LockBackend {
     // ---------------------------------------------------------------- watches
 
     /**
-     * One watch on a resource's key range, shared by every local waiter of that resource. It
-     * asks etcd to confirm its creation before anyone reads, so a deletion between the read and
-     * the watch is never missed, and it starts at the current revision, never in etcd's slow
-     * path for past revisions.
+     * One watch on a resource's key range, shared by every local waiter of that resource, and the
+     * mirror of the resource's queue it maintains.
+     *
+     * <p>The watch starts at the current revision, never in etcd's slow path for past revisions.
+     * Once etcd confirms it, one linearizable read of the resource's keys at revision {@code S}
+     * seeds the mirror; events up to {@code S} are already in it and are skipped, later ones are
+     * applied in order. From then on the mirror is the exact queue as of the newest event seen.
+     * A waiter whose key has revision {@code c} owns the lock once the mirror has reached
+     * {@code c} and no key older than {@code c} is left: keys are only ever created with newer
+     * revisions, so an older key can never come back. That is the same decision the predecessor
+     * read makes, without the read. If the watch fails or is not confirmed in time, each waiter
+     * falls back to reading its predecessor, which re-creates a watch.
      */
     private final class ResourceWatch {
 
         final String prefix;
 
-        final CompletableFuture<Void> ready = new CompletableFuture<>();
+        /** Local waiters by the create revision of their key; one resource never has two keys per revision. */
+        private final Map<Long, Attempt> waiters = new HashMap<>();
 
-        private final Set<Attempt> subscribers = new HashSet<>();
+        /** The resource's keys by create revision. */
+        private final java.util.NavigableMap<Long, String> queue = new java.util.TreeMap<>();
 
-        private final Map<String, Set<Attempt>> byPredecessor = new ConcurrentHashMap<>();
+        private final Map<String, Long> createRevisions = new HashMap<>();
 
-        /** Keys deleted lately, so a waiter that registers just after its predecessor went is woken at once. */
-        private final Map<String, Boolean> recentlyDeleted = new java.util.LinkedHashMap<>() {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
-                return size() > 256;
-            }
-        };
+        /** Events that arrived before the seeding read answered. */
+        private @Nullable List<WatchEvent> early = new ArrayList<>();
 
-        private final Watch.Watcher watcher;
+        /** Revision of the seeding read; events at or before it are in the mirror already. */
+        private long seededAt = -1;
+
+        /** The mirror is the queue as of this revision; -1 until seeded. */
+        private long revision = -1;
+
+        private boolean confirmed;
 
         private boolean closed;
 
+        private final Watch.Watcher watcher;
+
         ResourceWatch(String prefix, Attempt first) {
             this.prefix = prefix;
-            this.subscribers.add(first);
+            this.waiters.put(first.myRevision, first);
             WatchOption option = WatchOption.builder()
                     .isPrefix(true)
-                    .withNoPut(true)
                     .withCreateNotify(true)
                     .withRequireLeader(true)
                     .build();
             this.watcher = client.getWatchClient()
                     .watch(bytes(prefix), option, Watch.listener(this::onResponse, this::onError, () -> {}));
-            // If etcd does not confirm in time, go on: the waiters' periodic re-check still covers them.
-            scheduler.schedule(() -> this.ready.complete(null), requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
+            scheduler.schedule(
+                    () -> {
+                        if (!isSeeded()) {
+                            onError(new TimeoutException("watch not confirmed within " + requestTimeout));
+                        }
+                    },
+                    requestTimeout.toMillis(),
+                    TimeUnit.MILLISECONDS);
         }
 
         synchronized boolean isClosed() {
             return this.closed;
         }
 
+        private synchronized boolean isSeeded() {
+            return this.revision >= 0;
+        }
+
         synchronized boolean subscribe(Attempt attempt) {
             if (this.closed) {
                 return false;
             }
-            this.subscribers.add(attempt);
+            this.waiters.put(attempt.myRevision, attempt);
             return true;
         }
 
         void unsubscribe(Attempt attempt) {
             boolean last;
             synchronized (this) {
-                this.subscribers.remove(attempt);
-                this.byPredecessor.values().forEach(set -> set.remove(attempt));
-                last = this.subscribers.isEmpty() && !this.closed;
+                this.waiters.remove(attempt.myRevision, attempt);
+                last = this.waiters.isEmpty() && !this.closed;
                 if (last) {
                     this.closed = true;
                 }
@@ -1001,47 +1028,136 @@ public final class EtcdLockBackend implements LockBackend {
             }
         }
 
-        void awaitDelete(String predecessorKey, Attempt attempt) {
+        /** Grants {@code attempt} or reports its key gone, if the mirror can already tell. */
+        void decide(Attempt attempt) {
+            Runnable decision;
             synchronized (this) {
-                if (!this.recentlyDeleted.containsKey(predecessorKey)) {
-                    this.byPredecessor
-                            .computeIfAbsent(predecessorKey, k -> ConcurrentHashMap.newKeySet())
-                            .add(attempt);
-                    return;
-                }
+                decision = decisionFor(attempt);
             }
-            attempt.predecessorDeleted();
+            if (decision != null) {
+                decision.run();
+            }
+        }
+
+        private @Nullable Runnable decisionFor(Attempt attempt) {
+            long mine = attempt.myRevision;
+            if (this.closed || this.revision < mine || this.waiters.get(mine) != attempt) {
+                return null; // the mirror has not seen my key yet, or I no longer wait here
+            }
+            if (!this.queue.containsKey(mine)) {
+                return attempt::queueEntryGone;
+            }
+            if (this.queue.firstKey() == mine) {
+                SessionLease session = attempt.session;
+                return (session != null) ? () -> attempt.grant(session) : null;
+            }
+            return null;
         }
 
         private void onResponse(WatchResponse response) {
-            if (response.isCreatedNotify()) {
-                this.ready.complete(null);
+            List<Runnable> decisions = new ArrayList<>();
+            boolean seed = false;
+            synchronized (this) {
+                if (this.closed) {
+                    return;
+                }
+                if (response.isCreatedNotify() && !this.confirmed) {
+                    this.confirmed = true;
+                    seed = true;
+                }
+                List<WatchEvent> events = response.getEvents();
+                if (this.early != null) {
+                    this.early.addAll(events);
+                } else if (!events.isEmpty()) {
+                    events.forEach(this::apply);
+                    decideAll(decisions);
+                }
             }
-            for (WatchEvent event : response.getEvents()) {
-                if (event.getEventType() == WatchEvent.EventType.DELETE) {
-                    String deleted = event.getKeyValue().getKey().toString(StandardCharsets.UTF_8);
-                    Set<Attempt> waiting;
-                    synchronized (this) {
-                        this.recentlyDeleted.put(deleted, Boolean.TRUE);
-                        waiting = this.byPredecessor.remove(deleted);
-                    }
-                    if (waiting != null) {
-                        waiting.forEach(Attempt::predecessorDeleted);
-                    }
+            if (seed) {
+                seed();
+            }
+            decisions.forEach(Runnable::run);
+        }
+
+        /** Reads the whole queue once the watch is confirmed, so no event after the read is missed. */
+        private void seed() {
+            GetOption all =
+                    GetOption.builder().isPrefix(true).withKeysOnly(true).build();
+            timed(client.getKVClient().get(bytes(this.prefix), all), "reading the queue of " + this.prefix)
+                    .whenComplete((response, failure) -> {
+                        if (failure != null) {
+                            onError(failure);
+                            return;
+                        }
+                        List<Runnable> decisions = new ArrayList<>();
+                        synchronized (this) {
+                            if (this.closed) {
+                                return;
+                            }
+                            this.seededAt = response.getHeader().getRevision();
+                            this.revision = this.seededAt;
+                            for (KeyValue kv : response.getKvs()) {
+                                add(kv.getKey().toString(StandardCharsets.UTF_8), kv.getCreateRevision());
+                            }
+                            List<WatchEvent> buffered = this.early;
+                            this.early = null;
+                            if (buffered != null) {
+                                buffered.forEach(this::apply);
+                            }
+                            decideAll(decisions);
+                        }
+                        decisions.forEach(Runnable::run);
+                    });
+        }
+
+        private void apply(WatchEvent event) {
+            KeyValue kv = event.getKeyValue();
+            long at = kv.getModRevision();
+            if (at <= this.seededAt) {
+                return; // the seeding read saw this already
+            }
+            String key = kv.getKey().toString(StandardCharsets.UTF_8);
+            if (event.getEventType() == WatchEvent.EventType.PUT) {
+                add(key, kv.getCreateRevision());
+            } else if (event.getEventType() == WatchEvent.EventType.DELETE) {
+                Long created = this.createRevisions.remove(key);
+                if (created != null) {
+                    this.queue.remove(created);
+                }
+            }
+            this.revision = Math.max(this.revision, at);
+        }
+
+        private void add(String key, long createRevision) {
+            if (this.createRevisions.putIfAbsent(key, createRevision) == null) {
+                this.queue.put(createRevision, key);
+            }
+        }
+
+        private void decideAll(List<Runnable> decisions) {
+            for (Attempt attempt : this.waiters.values()) {
+                Runnable decision = decisionFor(attempt);
+                if (decision != null) {
+                    decisions.add(decision);
                 }
             }
         }
 
         private void onError(Throwable failure) {
             logger.debug("Watch on {} failed: {}", this.prefix, failure.toString());
-            this.ready.complete(null);
+            List<Attempt> orphaned;
             synchronized (this) {
+                if (this.closed) {
+                    return;
+                }
                 this.closed = true;
+                orphaned = new ArrayList<>(this.waiters.values());
+                this.waiters.clear();
             }
             watches.remove(this.prefix, this);
-            // Waiters fall back to their periodic re-check, which also re-creates a watch if needed.
-            this.byPredecessor.values().forEach(set -> set.forEach(Attempt::predecessorDeleted));
-            this.byPredecessor.clear();
+            this.watcher.close();
+            // Each waiter reads its predecessor instead, and joins or starts a new watch if still queued.
+            orphaned.forEach(Attempt::watchFailed);
         }
     }
 
