@@ -41,34 +41,41 @@ public record BenchSettings(
         Duration failoverAfter,
         Path out) {
 
-    /** Reads {@code bench.quick}, {@code bench.out} and {@code bench.rates} (scenario 1's rates, e.g. {@code 500}). */
+    /**
+     * Reads {@code bench.quick}, {@code bench.out}, and the optional lists {@code bench.rates}
+     * (scenario 1), {@code bench.concurrencies} (scenario 2) and {@code bench.contenders}
+     * (scenario 3), e.g. {@code -Dbench.contenders=64} to run one case again.
+     */
     public static BenchSettings fromSystemProperties() {
         boolean quick = Boolean.getBoolean("bench.quick");
         Path out = Path.of(System.getProperty("bench.out", "target/benchmarks"));
         BenchSettings settings = quick ? quick(out) : full(out);
-        String rates = System.getProperty("bench.rates");
-        if (rates == null || rates.isBlank()) {
-            return settings;
-        }
-        List<Integer> chosen = java.util.Arrays.stream(rates.split(","))
-                .map(String::trim)
-                .map(Integer::valueOf)
-                .toList();
         return new BenchSettings(
                 settings.quick(),
                 settings.resources(),
-                chosen,
+                listProperty("bench.rates", settings.rates()),
                 settings.held(),
                 settings.window(),
                 settings.heapLocks(),
-                settings.concurrencies(),
-                settings.contenders(),
+                listProperty("bench.concurrencies", settings.concurrencies()),
+                listProperty("bench.contenders", settings.contenders()),
                 settings.warmup(),
                 settings.caseTime(),
                 settings.rounds(),
                 settings.failoverBefore(),
                 settings.failoverAfter(),
                 settings.out());
+    }
+
+    private static List<Integer> listProperty(String name, List<Integer> defaults) {
+        String value = System.getProperty(name);
+        if (value == null || value.isBlank()) {
+            return defaults;
+        }
+        return java.util.Arrays.stream(value.split(","))
+                .map(String::trim)
+                .map(Integer::valueOf)
+                .toList();
     }
 
     public static BenchSettings full(Path out) {
