@@ -278,7 +278,9 @@ public final class EtcdLockBackend implements LockBackend {
                 return;
             }
             this.outcomeUnknown = true;
-            puts.submit(new PutRequest(this, session)).whenComplete((outcome, failure) -> {
+            // With the resource's queue mirrored here already, the mirror decides and the Txn reads nothing.
+            boolean readOwner = !this.command.waitForRelease() || !isMirrored(this.prefix);
+            puts.submit(new PutRequest(this, session, readOwner)).whenComplete((outcome, failure) -> {
                 if (failure != null) {
                     fail(failure);
                     return;
@@ -343,7 +345,11 @@ public final class EtcdLockBackend implements LockBackend {
             }
             this.myRevision = revision;
             List<KeyValue> owner = outcome.owner();
-            if (owner.isEmpty() || owner.get(0).getCreateRevision() == revision) {
+            if (owner == null) {
+                // Not read: the queue mirror decides, as for any waiter.
+                joinWatch();
+                scheduleRecheck();
+            } else if (owner.isEmpty() || owner.get(0).getCreateRevision() == revision) {
                 grant(session);
             } else if (!this.command.waitForRelease()) {
                 failAfterCleanup(new LockAcquisitionTimeoutException(
@@ -520,17 +526,44 @@ public final class EtcdLockBackend implements LockBackend {
     }
 
     /** An acquisition's put, waiting for a shared Txn. */
-    private record PutRequest(Attempt attempt, SessionLease session) {}
+    private record PutRequest(Attempt attempt, SessionLease session, boolean readOwner) {}
 
     /**
      * What the put found: my key created at {@code revision}, or the key that already existed
-     * ({@code null} when the abandoned marker blocked the put), and the resource's oldest key.
+     * ({@code null} when the abandoned marker blocked the put), and the resource's oldest key
+     * ({@code null} when it was not read, because the resource's queue is mirrored here).
      */
     private record PutOutcome(
-            boolean created, long revision, @Nullable KeyValue existing, List<KeyValue> owner) {}
+            boolean created,
+            long revision,
+            @Nullable KeyValue existing,
+            @Nullable List<KeyValue> owner) {}
 
     /** A guarded delete, waiting for a shared Txn. */
-    private record DeleteRequest(String key, long revision) {}
+    private record DeleteRequest(
+            String key, long revision, @Nullable Successor successor) {}
+
+    /**
+     * The local waiter next in line behind a released lock, with the mirror showing no other key
+     * older than it. Keys older than it can only disappear, so once the release commits at
+     * revision {@code D} it owns the lock if its key still exists at {@code D}: the release Txn
+     * reads that one key and, if so, hands the lock over without waiting for the watch event.
+     */
+    private record Successor(String key, long revision, Attempt attempt) {
+
+        Op read() {
+            return Op.get(
+                    bytes(this.key), GetOption.builder().withKeysOnly(true).build());
+        }
+
+        void handOverIf(io.etcd.jetcd.kv.GetResponse read) {
+            List<KeyValue> kvs = read.getKvs();
+            SessionLease session = this.attempt.session;
+            if (!kvs.isEmpty() && kvs.get(0).getCreateRevision() == this.revision && session != null) {
+                this.attempt.grant(session);
+            }
+        }
+    }
 
     /**
      * Sends the puts of several acquisitions in one Txn. All keys of one Txn share its revision, so
@@ -547,17 +580,19 @@ public final class EtcdLockBackend implements LockBackend {
             Attempt attempt = pending.request().attempt();
             conditions.addAll(List.of(attempt.putConditions()));
             operations.add(attempt.putOp(pending.request().session()));
-            operations.add(attempt.ownerRead());
+            if (pending.request().readOwner()) {
+                operations.add(attempt.ownerRead());
+            }
         }
         return allOrEach(
                 batch, conditions, operations, "acquiring " + batch.size() + " locks", this::putAlone, response -> {
                     long revision = response.getHeader().getRevision();
-                    List<io.etcd.jetcd.kv.GetResponse> owners = response.getGetResponses();
-                    for (int i = 0; i < batch.size(); i++) {
-                        batch.get(i)
-                                .result()
-                                .complete(new PutOutcome(
-                                        true, revision, null, owners.get(i).getKvs()));
+                    java.util.Iterator<io.etcd.jetcd.kv.GetResponse> owners =
+                            response.getGetResponses().iterator();
+                    for (TxnCoalescer.Pending<PutRequest, PutOutcome> pending : batch) {
+                        List<KeyValue> owner =
+                                pending.request().readOwner() ? owners.next().getKvs() : null;
+                        pending.result().complete(new PutOutcome(true, revision, null, owner));
                     }
                 });
     }
@@ -565,11 +600,13 @@ public final class EtcdLockBackend implements LockBackend {
     /** One acquisition's put, with an Else branch that reads back a key that already exists. */
     private CompletableFuture<?> putAlone(TxnCoalescer.Pending<PutRequest, PutOutcome> pending) {
         Attempt attempt = pending.request().attempt();
+        Op put = attempt.putOp(pending.request().session());
+        boolean readOwner = pending.request().readOwner();
         CompletableFuture<TxnResponse> txn = this.client
                 .getKVClient()
                 .txn()
                 .If(attempt.putConditions())
-                .Then(attempt.putOp(pending.request().session()), attempt.ownerRead())
+                .Then(readOwner ? new Op[] {put, attempt.ownerRead()} : new Op[] {put})
                 .Else(Op.get(attempt.keyBytes, GetOption.DEFAULT), attempt.ownerRead())
                 .commit();
         return timed(txn, "acquiring lock '" + attempt.command.resource() + "'").whenComplete((response, failure) -> {
@@ -577,9 +614,10 @@ public final class EtcdLockBackend implements LockBackend {
                 pending.result().completeExceptionally(failure);
                 return;
             }
-            // Then = [put, owner read], Else = [my key, owner read]: the owner read is the last range response.
+            // Then = [put, owner read if asked], Else = [my key, owner read]: the owner read is the last range.
             List<io.etcd.jetcd.kv.GetResponse> reads = response.getGetResponses();
-            List<KeyValue> owner = reads.get(reads.size() - 1).getKvs();
+            List<KeyValue> owner =
+                    reads.isEmpty() ? null : reads.get(reads.size() - 1).getKvs();
             if (response.isSucceeded()) {
                 pending.result()
                         .complete(new PutOutcome(true, response.getHeader().getRevision(), null, owner));
@@ -604,14 +642,23 @@ public final class EtcdLockBackend implements LockBackend {
                     Cmp.Op.EQUAL,
                     CmpTarget.createRevision(pending.request().revision())));
             operations.add(Op.delete(key, DeleteOption.DEFAULT));
+            Successor successor = pending.request().successor();
+            if (successor != null) {
+                operations.add(successor.read());
+            }
         }
         return allOrEach(
-                batch,
-                conditions,
-                operations,
-                "releasing " + batch.size() + " locks",
-                this::deleteAlone,
-                response -> batch.forEach(pending -> pending.result().complete(true)));
+                batch, conditions, operations, "releasing " + batch.size() + " locks", this::deleteAlone, response -> {
+                    java.util.Iterator<io.etcd.jetcd.kv.GetResponse> reads =
+                            response.getGetResponses().iterator();
+                    for (TxnCoalescer.Pending<DeleteRequest, Boolean> pending : batch) {
+                        pending.result().complete(true);
+                        Successor successor = pending.request().successor();
+                        if (successor != null) {
+                            successor.handOverIf(reads.next());
+                        }
+                    }
+                });
     }
 
     /**
@@ -648,7 +695,10 @@ public final class EtcdLockBackend implements LockBackend {
     }
 
     private CompletableFuture<?> deleteAlone(TxnCoalescer.Pending<DeleteRequest, Boolean> pending) {
-        return deleteGuarded(pending.request().key(), pending.request().revision())
+        return deleteGuarded(
+                        pending.request().key(),
+                        pending.request().revision(),
+                        pending.request().successor())
                 .whenComplete((deleted, failure) -> {
                     if (failure != null) {
                         pending.result().completeExceptionally(failure);
@@ -720,7 +770,16 @@ public final class EtcdLockBackend implements LockBackend {
         lock.markReleased();
         this.held.remove(etcdLock.key, etcdLock);
         etcdLock.session.locks.remove(etcdLock);
-        return deleteInBackground(etcdLock.key, lock.fencingToken(), etcdLock.session);
+        ResourceWatch watch = this.watches.get(etcdLock.key.substring(0, etcdLock.key.lastIndexOf('/') + 1));
+        Successor next = (watch != null) ? watch.successorOf(lock.fencingToken()) : null;
+        CompletableFuture<Boolean> deleted =
+                this.deletes.submit(new DeleteRequest(etcdLock.key, lock.fencingToken(), next));
+        deleted.whenComplete((ok, failure) -> {
+            if (failure != null) {
+                retryDelete(etcdLock.key, lock.fencingToken(), etcdLock.session, 1);
+            }
+        });
+        return deleted;
     }
 
     /**
@@ -728,7 +787,7 @@ public final class EtcdLockBackend implements LockBackend {
      * the background while the session lives (once it expires, etcd removes the key itself).
      */
     private CompletableFuture<Boolean> deleteInBackground(String key, long revision, @Nullable SessionLease session) {
-        CompletableFuture<Boolean> first = this.deletes.submit(new DeleteRequest(key, revision));
+        CompletableFuture<Boolean> first = this.deletes.submit(new DeleteRequest(key, revision, null));
         first.whenComplete((deleted, failure) -> {
             if (failure != null) {
                 retryDelete(key, revision, session, 1);
@@ -743,7 +802,7 @@ public final class EtcdLockBackend implements LockBackend {
         }
         long delay = Math.min(TimeUnit.SECONDS.toNanos(5), TimeUnit.MILLISECONDS.toNanos(200) << Math.min(attempt, 5));
         this.scheduler.schedule(
-                () -> deleteGuarded(key, revision).whenComplete((deleted, failure) -> {
+                () -> deleteGuarded(key, revision, null).whenComplete((deleted, failure) -> {
                     if (failure != null) {
                         retryDelete(key, revision, session, attempt + 1);
                     }
@@ -752,17 +811,23 @@ public final class EtcdLockBackend implements LockBackend {
                 TimeUnit.NANOSECONDS);
     }
 
-    private CompletableFuture<Boolean> deleteGuarded(String key, long revision) {
+    private CompletableFuture<Boolean> deleteGuarded(String key, long revision, @Nullable Successor successor) {
         ByteSequence keyBytes = bytes(key);
+        Op delete = Op.delete(keyBytes, DeleteOption.DEFAULT);
         return timed(
                         this.client
                                 .getKVClient()
                                 .txn()
                                 .If(new Cmp(keyBytes, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
-                                .Then(Op.delete(keyBytes, DeleteOption.DEFAULT))
+                                .Then(successor == null ? new Op[] {delete} : new Op[] {delete, successor.read()})
                                 .commit(),
                         "releasing '" + key + "'")
-                .thenApply(TxnResponse::isSucceeded);
+                .thenApply(response -> {
+                    if (response.isSucceeded() && successor != null) {
+                        successor.handOverIf(response.getGetResponses().get(0));
+                    }
+                    return response.isSucceeded();
+                });
     }
 
     /**
@@ -936,6 +1001,12 @@ public final class EtcdLockBackend implements LockBackend {
 
     // ---------------------------------------------------------------- watches
 
+    /** Whether a live, seeded watch mirrors the queue of the resource with this key prefix. */
+    private boolean isMirrored(String prefix) {
+        ResourceWatch watch = this.watches.get(prefix);
+        return watch != null && watch.isSeededAndOpen();
+    }
+
     /**
      * One watch on a resource's key range, shared by every local waiter of that resource, and the
      * mirror of the resource's queue it maintains.
@@ -1003,6 +1074,23 @@ public final class EtcdLockBackend implements LockBackend {
 
         private synchronized boolean isSeeded() {
             return this.revision >= 0;
+        }
+
+        /**
+         * The local waiter that owns the lock once the holder with revision {@code holder} is gone
+         * and its own key still exists: the next key, if the mirror shows no other older key.
+         */
+        synchronized @Nullable Successor successorOf(long holder) {
+            if (this.closed || this.revision < 0 || this.queue.isEmpty() || this.queue.firstKey() != holder) {
+                return null;
+            }
+            Map.Entry<Long, String> next = this.queue.higherEntry(holder);
+            Attempt waiter = (next != null) ? this.waiters.get(next.getKey()) : null;
+            return (waiter != null) ? new Successor(next.getValue(), next.getKey(), waiter) : null;
+        }
+
+        synchronized boolean isSeededAndOpen() {
+            return this.revision >= 0 && !this.closed;
         }
 
         synchronized boolean subscribe(Attempt attempt) {
@@ -1267,7 +1355,7 @@ public final class EtcdLockBackend implements LockBackend {
             }
             QueueEntry holder = entries.get(0);
             String key = this.keys.key(resource, holder.requestId());
-            return deleteGuarded(key, holder.fencingToken()).thenApply(deleted -> {
+            return deleteGuarded(key, holder.fencingToken(), null).thenApply(deleted -> {
                 if (!deleted) {
                     return java.util.Optional.<QueueEntry>empty();
                 }
