@@ -287,7 +287,7 @@ public final class LockClient implements AutoCloseable {
             if (!result.complete(hold)) {
                 // The caller gave up while the store granted the lock: hand it straight back, without
                 // blocking this callback thread.
-                hold.giveUp();
+                hold.giveUp(false);
             }
         });
         result.whenComplete((lease, failure) -> {
@@ -470,7 +470,7 @@ public final class LockClient implements AutoCloseable {
 
         @Override
         public boolean release() {
-            Optional<CompletableFuture<Boolean>> deletion = giveUp();
+            Optional<CompletableFuture<Boolean>> deletion = giveUp(false);
             if (deletion.isEmpty()) {
                 return this.releasedValid;
             }
@@ -492,8 +492,9 @@ public final class LockClient implements AutoCloseable {
         /**
          * Gives this hold up without waiting for the store: returns the pending deletion when this
          * was the last hold, or nothing when other holds remain or it was already released.
+         * {@code deferred}: nobody waits for the deletion, so it may ride on a later request.
          */
-        Optional<CompletableFuture<Boolean>> giveUp() {
+        Optional<CompletableFuture<Boolean>> giveUp(boolean deferred) {
             if (!this.released.compareAndSet(false, true)) {
                 this.releasedValid = false;
                 return Optional.empty();
@@ -506,7 +507,8 @@ public final class LockClient implements AutoCloseable {
             LockClient.this.entries.remove(entryKey(lock.resource(), lock.requestId()), this.entry);
             long started = System.nanoTime();
             Duration held = Duration.ofNanos(started - this.entry.acquiredNanos);
-            CompletableFuture<Boolean> deletion = LockClient.this.backend.release(lock);
+            CompletableFuture<Boolean> deletion =
+                    deferred ? LockClient.this.backend.releaseDeferred(lock) : LockClient.this.backend.release(lock);
             deletion.whenComplete((deleted, failure) -> LockClient.this.events.released(
                     this, this.entry.lockName, held, Duration.ofNanos(System.nanoTime() - started)));
             return Optional.of(deletion);
@@ -514,7 +516,7 @@ public final class LockClient implements AutoCloseable {
 
         @Override
         public CompletableFuture<Boolean> releaseAsync() {
-            Optional<CompletableFuture<Boolean>> deletion = giveUp();
+            Optional<CompletableFuture<Boolean>> deletion = giveUp(true);
             boolean valid = this.releasedValid;
             return deletion.map(future -> future.handle((deleted, failure) -> valid))
                     .orElseGet(() -> CompletableFuture.completedFuture(valid));

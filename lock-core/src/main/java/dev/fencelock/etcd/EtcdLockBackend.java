@@ -72,6 +72,23 @@ public final class EtcdLockBackend implements LockBackend {
 
     private static final Logger logger = LoggerFactory.getLogger(EtcdLockBackend.class);
 
+    /**
+     * How long a deferred release waits for an acquisition to ride on. Nobody waits for it but a
+     * remote waiter of the same resource, whose hand-off it delays by at most this much.
+     */
+    static final long RIDE_LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    /**
+     * The same when a local waiter is next in line: just long enough for the releasing thread's
+     * next acquisition (a worker loop on a hot key) to carry the release in one Txn.
+     */
+    static final long HAND_OFF_LINGER_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
+
+    /** etcd's default {@code --max-txn-ops}: compares, and ops per branch, of one Txn. */
+    private static final int MAX_TXN_OPS = 128;
+
+    private static final int MAX_RIDERS = 64;
+
     private final Client client;
 
     private final boolean ownsClient;
@@ -107,6 +124,9 @@ public final class EtcdLockBackend implements LockBackend {
             request -> request.attempt().prefix,
             request -> request.attempt().result.isDone(),
             this::sendPuts);
+
+    /** Deferred releases waiting to ride on the next acquisition's Txn. */
+    private final java.util.ArrayDeque<Rider> riders = new java.util.ArrayDeque<>();
 
     /** Concurrent releases share one Txn. */
     private final TxnCoalescer<DeleteRequest, Boolean> deletes =
@@ -539,6 +559,9 @@ public final class EtcdLockBackend implements LockBackend {
             @Nullable KeyValue existing,
             @Nullable List<KeyValue> owner) {}
 
+    /** A deferred release, and the future its caller holds. */
+    private record Rider(DeleteRequest request, CompletableFuture<Boolean> result) {}
+
     /** A guarded delete, waiting for a shared Txn. */
     private record DeleteRequest(
             String key, long revision, @Nullable Successor successor) {}
@@ -566,16 +589,30 @@ public final class EtcdLockBackend implements LockBackend {
     }
 
     /**
-     * Sends the puts of several acquisitions in one Txn. All keys of one Txn share its revision, so
-     * the batch never holds two keys of one resource (the coalescer sees to it). If any key or
-     * marker already exists, the Txn changes nothing and each put goes again on its own.
+     * Sends the puts of several acquisitions in one Txn, with any deferred releases riding along.
+     * All keys created by one Txn share its revision, so the batch never holds two puts of one
+     * resource (the coalescer sees to it); a release of a resource may share a Txn with a put of
+     * it, deleting one key and creating the other. If any compare fails, the Txn changed nothing
+     * and each put and release goes again on its own.
      */
     private CompletableFuture<?> sendPuts(List<TxnCoalescer.Pending<PutRequest, PutOutcome>> batch) {
-        if (batch.size() == 1) {
+        List<Rider> riders = takeRiders(batch);
+        if (batch.size() == 1 && riders.isEmpty()) {
             return putAlone(batch.get(0));
         }
         List<Cmp> conditions = new ArrayList<>();
         List<Op> operations = new ArrayList<>();
+        for (Rider rider : riders) {
+            // Deletes first: the owner reads below then see the store without the released keys.
+            ByteSequence key = bytes(rider.request().key());
+            conditions.add(new Cmp(
+                    key, Cmp.Op.EQUAL, CmpTarget.createRevision(rider.request().revision())));
+            operations.add(Op.delete(key, DeleteOption.DEFAULT));
+            Successor successor = rider.request().successor();
+            if (successor != null) {
+                operations.add(successor.read());
+            }
+        }
         for (TxnCoalescer.Pending<PutRequest, PutOutcome> pending : batch) {
             Attempt attempt = pending.request().attempt();
             conditions.addAll(List.of(attempt.putConditions()));
@@ -585,15 +622,39 @@ public final class EtcdLockBackend implements LockBackend {
             }
         }
         return allOrEach(
-                batch, conditions, operations, "acquiring " + batch.size() + " locks", this::putAlone, response -> {
+                conditions,
+                operations,
+                "acquiring " + batch.size() + " locks",
+                response -> {
                     long revision = response.getHeader().getRevision();
-                    java.util.Iterator<io.etcd.jetcd.kv.GetResponse> owners =
+                    // Range responses in op order: the riders' successor reads, then the owner reads.
+                    java.util.Iterator<io.etcd.jetcd.kv.GetResponse> reads =
                             response.getGetResponses().iterator();
+                    List<Runnable> handOvers = new ArrayList<>();
+                    for (Rider rider : riders) {
+                        Successor successor = rider.request().successor();
+                        if (successor != null) {
+                            io.etcd.jetcd.kv.GetResponse read = reads.next();
+                            handOvers.add(() -> successor.handOverIf(read));
+                        }
+                    }
                     for (TxnCoalescer.Pending<PutRequest, PutOutcome> pending : batch) {
                         List<KeyValue> owner =
-                                pending.request().readOwner() ? owners.next().getKvs() : null;
+                                pending.request().readOwner() ? reads.next().getKvs() : null;
                         pending.result().complete(new PutOutcome(true, revision, null, owner));
                     }
+                    handOvers.forEach(Runnable::run);
+                    riders.forEach(rider -> rider.result().complete(true));
+                },
+                () -> {
+                    List<CompletableFuture<?>> each = new ArrayList<>();
+                    batch.forEach(pending -> each.add(putAlone(pending)));
+                    riders.forEach(rider -> each.add(sendRider(rider)));
+                    return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new));
+                },
+                failure -> {
+                    batch.forEach(pending -> pending.result().completeExceptionally(failure));
+                    riders.forEach(rider -> rider.result().completeExceptionally(failure));
                 });
     }
 
@@ -648,7 +709,10 @@ public final class EtcdLockBackend implements LockBackend {
             }
         }
         return allOrEach(
-                batch, conditions, operations, "releasing " + batch.size() + " locks", this::deleteAlone, response -> {
+                conditions,
+                operations,
+                "releasing " + batch.size() + " locks",
+                response -> {
                     java.util.Iterator<io.etcd.jetcd.kv.GetResponse> reads =
                             response.getGetResponses().iterator();
                     for (TxnCoalescer.Pending<DeleteRequest, Boolean> pending : batch) {
@@ -658,21 +722,24 @@ public final class EtcdLockBackend implements LockBackend {
                             successor.handOverIf(reads.next());
                         }
                     }
-                });
+                },
+                () -> CompletableFuture.allOf(
+                        batch.stream().map(this::deleteAlone).toArray(CompletableFuture[]::new)),
+                failure -> batch.forEach(pending -> pending.result().completeExceptionally(failure)));
     }
 
     /**
      * Sends a batch as one all-or-nothing Txn. If its compares hold, {@code succeeded} completes the
-     * requests from the response; if any fails, the Txn changed nothing and each request goes again
-     * on its own; if etcd does not answer, every request fails with that.
+     * requests from the response; if any fails, the Txn changed nothing and {@code eachAlone} sends
+     * every request again on its own; if etcd does not answer, {@code failed} fails them all.
      */
-    private <T, R> CompletableFuture<?> allOrEach(
-            List<TxnCoalescer.Pending<T, R>> batch,
+    private CompletableFuture<?> allOrEach(
             List<Cmp> conditions,
             List<Op> operations,
             String what,
-            java.util.function.Function<TxnCoalescer.Pending<T, R>, CompletableFuture<?>> alone,
-            java.util.function.Consumer<TxnResponse> succeeded) {
+            java.util.function.Consumer<TxnResponse> succeeded,
+            Supplier<CompletableFuture<?>> eachAlone,
+            java.util.function.Consumer<Throwable> failed) {
         CompletableFuture<TxnResponse> txn = this.client
                 .getKVClient()
                 .txn()
@@ -682,14 +749,14 @@ public final class EtcdLockBackend implements LockBackend {
         return timed(txn, what)
                 .handle((response, failure) -> {
                     if (failure != null) {
-                        batch.forEach(pending -> pending.result().completeExceptionally(failure));
-                        return CompletableFuture.completedFuture(null);
+                        failed.accept(failure);
+                        return CompletableFuture.<Object>completedFuture(null);
                     }
                     if (!response.isSucceeded()) {
-                        return CompletableFuture.allOf(batch.stream().map(alone).toArray(CompletableFuture[]::new));
+                        return eachAlone.get();
                     }
                     succeeded.accept(response);
-                    return CompletableFuture.completedFuture(null);
+                    return CompletableFuture.<Object>completedFuture(null);
                 })
                 .thenCompose(next -> next);
     }
@@ -767,19 +834,110 @@ public final class EtcdLockBackend implements LockBackend {
     @Override
     public CompletableFuture<Boolean> release(BackendLock lock) {
         EtcdLock etcdLock = (EtcdLock) lock;
+        Successor next = successorOf(etcdLock);
+        forget(etcdLock);
+        return retriedOnFailure(
+                etcdLock, this.deletes.submit(new DeleteRequest(etcdLock.key, lock.fencingToken(), next)));
+    }
+
+    /**
+     * Releases without sending at once: the delete rides on this client's next acquisition Txn,
+     * or goes on its own after {@link #RIDE_LINGER_NANOS}, or after
+     * {@link #HAND_OFF_LINGER_NANOS} when a local waiter is next in line (it is handed the lock
+     * when the Txn commits, as with {@link #release}).
+     */
+    @Override
+    public CompletableFuture<Boolean> releaseDeferred(BackendLock lock) {
+        EtcdLock etcdLock = (EtcdLock) lock;
+        if (this.closed) {
+            return release(lock);
+        }
+        Successor next = successorOf(etcdLock);
+        forget(etcdLock);
+        Rider rider = new Rider(new DeleteRequest(etcdLock.key, lock.fencingToken(), next), new CompletableFuture<>());
+        synchronized (this.riders) {
+            this.riders.add(rider);
+        }
+        this.scheduler.schedule(
+                () -> flushRider(rider),
+                next != null ? HAND_OFF_LINGER_NANOS : RIDE_LINGER_NANOS,
+                TimeUnit.NANOSECONDS);
+        return retriedOnFailure(etcdLock, rider.result());
+    }
+
+    private @Nullable Successor successorOf(EtcdLock lock) {
+        ResourceWatch watch = this.watches.get(lock.key.substring(0, lock.key.lastIndexOf('/') + 1));
+        return (watch != null) ? watch.successorOf(lock.fencingToken()) : null;
+    }
+
+    private void forget(EtcdLock lock) {
         lock.markReleased();
-        this.held.remove(etcdLock.key, etcdLock);
-        etcdLock.session.locks.remove(etcdLock);
-        ResourceWatch watch = this.watches.get(etcdLock.key.substring(0, etcdLock.key.lastIndexOf('/') + 1));
-        Successor next = (watch != null) ? watch.successorOf(lock.fencingToken()) : null;
-        CompletableFuture<Boolean> deleted =
-                this.deletes.submit(new DeleteRequest(etcdLock.key, lock.fencingToken(), next));
+        this.held.remove(lock.key, lock);
+        lock.session.locks.remove(lock);
+    }
+
+    private CompletableFuture<Boolean> retriedOnFailure(EtcdLock lock, CompletableFuture<Boolean> deleted) {
         deleted.whenComplete((ok, failure) -> {
             if (failure != null) {
-                retryDelete(etcdLock.key, lock.fencingToken(), etcdLock.session, 1);
+                retryDelete(lock.key, lock.fencingToken(), lock.session, 1);
             }
         });
         return deleted;
+    }
+
+    /** Deferred releases that may still ride on an acquisition's Txn, up to etcd's limit of ops per Txn. */
+    private List<Rider> takeRiders(List<TxnCoalescer.Pending<PutRequest, PutOutcome>> batch) {
+        synchronized (this.riders) {
+            if (this.riders.isEmpty()) {
+                return List.of();
+            }
+            // A put uses two compares and up to two ops, a rider one compare and up to two ops.
+            int room = Math.min(MAX_RIDERS, (MAX_TXN_OPS - 2 * batch.size()) / 2);
+            Set<String> putKeys = new java.util.HashSet<>();
+            batch.forEach(pending -> putKeys.add(pending.request().attempt().key));
+            List<Rider> taken = new ArrayList<>();
+            java.util.Iterator<Rider> waiting = this.riders.iterator();
+            while (waiting.hasNext() && taken.size() < room) {
+                Rider rider = waiting.next();
+                // A retry re-using a released key's request id must not share its Txn: the compares would clash.
+                if (!putKeys.contains(rider.request().key())) {
+                    waiting.remove();
+                    taken.add(rider);
+                }
+            }
+            return taken;
+        }
+    }
+
+    /** Sends a deferred release on its own if no acquisition took it along within its linger time. */
+    private void flushRider(Rider rider) {
+        boolean waiting;
+        synchronized (this.riders) {
+            waiting = this.riders.remove(rider);
+        }
+        if (waiting) {
+            sendRider(rider);
+        }
+    }
+
+    /** Sends every deferred release still waiting. */
+    private void flushRiders() {
+        List<Rider> left;
+        synchronized (this.riders) {
+            left = new ArrayList<>(this.riders);
+            this.riders.clear();
+        }
+        left.forEach(this::sendRider);
+    }
+
+    private CompletableFuture<?> sendRider(Rider rider) {
+        return this.deletes.submit(rider.request()).whenComplete((deleted, failure) -> {
+            if (failure != null) {
+                rider.result().completeExceptionally(failure);
+            } else {
+                rider.result().complete(deleted);
+            }
+        });
     }
 
     /**
@@ -1428,6 +1586,7 @@ public final class EtcdLockBackend implements LockBackend {
             return;
         }
         this.closed = true;
+        flushRiders();
         this.pendingCleanups.values().forEach(task -> task.cancel(false));
         for (Attempt attempt : new ArrayList<>(this.inFlight)) {
             attempt.fail(new LockException("Lock client closed while acquiring '" + attempt.command.resource() + "'"));

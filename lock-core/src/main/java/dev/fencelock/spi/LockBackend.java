@@ -40,6 +40,17 @@ public interface LockBackend extends AutoCloseable {
     CompletableFuture<Boolean> release(BackendLock lock);
 
     /**
+     * Like {@link #release}, for a caller that does not wait for the deletion: the backend may
+     * send it together with a later request (a late delete never breaks safety; the lock only
+     * stays held a little longer). The default releases at once.
+     *
+     * @return the future of whether the deletion deleted it
+     */
+    default CompletableFuture<Boolean> releaseDeferred(BackendLock lock) {
+        return release(lock);
+    }
+
+    /**
      * Checks that the store answers a linearizable read within {@code timeout}; never throws,
      * never takes much longer than the timeout.
      */
