@@ -89,6 +89,12 @@ public final class EtcdLockBackend implements LockBackend {
 
     private static final int MAX_RIDERS = 64;
 
+    /**
+     * Acquisitions waiting for a Txn slot beyond this are refused at once: an etcd that does not keep
+     * up is not fed a growing backlog (they were never sent, so they back off like etcd's own refusals).
+     */
+    static final int MAX_QUEUED_PUTS = 4096;
+
     private final Client client;
 
     private final boolean ownsClient;
@@ -121,6 +127,7 @@ public final class EtcdLockBackend implements LockBackend {
     private final TxnCoalescer<PutRequest, PutOutcome> puts = new TxnCoalescer<>(
             32,
             2,
+            MAX_QUEUED_PUTS,
             request -> request.attempt().prefix,
             request -> request.attempt().result.isDone(),
             this::sendPuts);
@@ -130,7 +137,7 @@ public final class EtcdLockBackend implements LockBackend {
 
     /** Concurrent releases share one Txn. */
     private final TxnCoalescer<DeleteRequest, Boolean> deletes =
-            new TxnCoalescer<>(64, 2, DeleteRequest::key, request -> false, this::sendDeletes);
+            new TxnCoalescer<>(64, 2, Integer.MAX_VALUE, DeleteRequest::key, request -> false, this::sendDeletes);
 
     private volatile boolean closed;
 
@@ -239,6 +246,9 @@ public final class EtcdLockBackend implements LockBackend {
         /** Whether a put was sent whose outcome is not known. */
         volatile boolean outcomeUnknown;
 
+        /** How often etcd refused this attempt's put without proposing it. */
+        int refusals;
+
         /** Create revision of my key once known, else 0. */
         volatile long myRevision;
 
@@ -302,7 +312,14 @@ public final class EtcdLockBackend implements LockBackend {
             boolean readOwner = !this.command.waitForRelease() || !isMirrored(this.prefix);
             puts.submit(new PutRequest(this, session, readOwner)).whenComplete((outcome, failure) -> {
                 if (failure != null) {
-                    fail(failure);
+                    if (isKnownNotWritten(failure)) {
+                        // Refused before anything was proposed, or never sent: no key can exist, so no
+                        // abandon marker; back off and try again within the wait time.
+                        this.outcomeUnknown = false;
+                        putAgainLater(session, failure);
+                    } else {
+                        fail(failure);
+                    }
                     return;
                 }
                 this.outcomeUnknown = false;
@@ -312,6 +329,23 @@ public final class EtcdLockBackend implements LockBackend {
                     fail(ex);
                 }
             });
+        }
+
+        /** Backs off (jittered, doubling from 20 ms up to 1 s) unless that passes the wait deadline. */
+        private void putAgainLater(SessionLease session, Throwable refusal) {
+            int refusals = ++this.refusals;
+            long backOff = TimeUnit.MILLISECONDS.toNanos(20) << Math.min(refusals - 1, 6);
+            long delay = Math.min(TimeUnit.SECONDS.toNanos(1), backOff);
+            delay = delay / 2 + ThreadLocalRandom.current().nextLong(delay / 2 + 1);
+            if (this.result.isDone() || System.nanoTime() + delay - this.command.deadlineNanos() > 0) {
+                fail(new LockBackendUnavailableException(
+                        "etcd " + endpoints + " refused the acquisition of lock '" + this.command.resource() + "' "
+                                + refusals + " times within its wait time (overloaded: " + reasonOf(refusal)
+                                + "); nothing was written",
+                        refusal));
+                return;
+            }
+            scheduler.schedule(() -> put(session), delay, TimeUnit.NANOSECONDS);
         }
 
         /** The put, in the If/Then form every acquisition shares when batched. */
@@ -1551,6 +1585,39 @@ public final class EtcdLockBackend implements LockBackend {
             }
         });
         return result;
+    }
+
+    /**
+     * Whether {@code failure} proves that nothing of the request was written: etcd refused it with
+     * {@code RESOURCE_EXHAUSTED} ({@code etcdserver: too many requests}, refused before proposing
+     * when its apply lags its commits by too much; or no space left, refused before applying), or
+     * the client never sent it. jetcd does not retry Txns, so no earlier attempt can have applied.
+     */
+    static boolean isKnownNotWritten(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof TxnCoalescer.NotSentException) {
+                return true;
+            }
+            if (cause instanceof io.etcd.jetcd.common.exception.EtcdException etcd
+                    && etcd.getErrorCode() == io.etcd.jetcd.common.exception.ErrorCode.RESOURCE_EXHAUSTED) {
+                return true;
+            }
+            if (io.grpc.Status.fromThrowable(cause).getCode() == io.grpc.Status.Code.RESOURCE_EXHAUSTED) {
+                return true;
+            }
+            if (cause.getCause() == cause) {
+                break;
+            }
+        }
+        return false;
+    }
+
+    private static String reasonOf(Throwable failure) {
+        Throwable cause = failure;
+        while (cause.getCause() != null && cause.getCause() != cause) {
+            cause = cause.getCause();
+        }
+        return String.valueOf(cause.getMessage());
     }
 
     private LockException unavailable(String what, Throwable failure) {

@@ -26,6 +26,16 @@ import java.util.function.Predicate;
  */
 final class TxnCoalescer<T, R> {
 
+    /** Refusal of a request that was never sent, because too many were queued already. */
+    static final class NotSentException extends dev.fencelock.LockBackendUnavailableException {
+
+        private static final long serialVersionUID = 1L;
+
+        NotSentException(String message) {
+            super(message);
+        }
+    }
+
     /** A queued request and the future its caller waits on. */
     record Pending<T, R>(T request, CompletableFuture<R> result) {}
 
@@ -38,6 +48,8 @@ final class TxnCoalescer<T, R> {
     private final int maxBatch;
 
     private final int maxInFlight;
+
+    private final int maxQueued;
 
     private final Function<T, Object> conflictKey;
 
@@ -52,11 +64,13 @@ final class TxnCoalescer<T, R> {
     TxnCoalescer(
             int maxBatch,
             int maxInFlight,
+            int maxQueued,
             Function<T, Object> conflictKey,
             Predicate<T> abandoned,
             Sender<T, R> sender) {
         this.maxBatch = maxBatch;
         this.maxInFlight = maxInFlight;
+        this.maxQueued = maxQueued;
         this.conflictKey = conflictKey;
         this.abandoned = abandoned;
         this.sender = sender;
@@ -66,6 +80,12 @@ final class TxnCoalescer<T, R> {
         Pending<T, R> pending = new Pending<>(request, new CompletableFuture<>());
         List<Pending<T, R>> batch = null;
         synchronized (this) {
+            if (this.queue.size() >= this.maxQueued) {
+                pending.result()
+                        .completeExceptionally(new NotSentException(this.queue.size()
+                                + " requests are already queued for the store, which is not keeping up"));
+                return pending.result();
+            }
             this.queue.add(pending);
             if (this.inFlight < this.maxInFlight) {
                 batch = take();

@@ -1,0 +1,234 @@
+package dev.fencelock.test.fault;
+
+import io.grpc.CallOptions;
+import io.grpc.ClientCall;
+import io.grpc.HandlerRegistry;
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
+import io.grpc.Server;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerMethodDefinition;
+import io.grpc.Status;
+import io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.NettyServerBuilder;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A gRPC-level proxy in front of one etcd member, listening on 127.0.0.1. Every call is forwarded
+ * unchanged, as raw bytes, except that a test can have the next calls of one method answered with
+ * a status of its choice without reaching etcd, the way etcd itself refuses a request it never
+ * proposed (for example {@code RESOURCE_EXHAUSTED: etcdserver: too many requests} when its apply
+ * falls behind its commits).
+ *
+ * <p>Where {@link FaultProxy} cuts bytes, this one answers in the protocol, so the client sees
+ * exactly what it would see from an overloaded etcd.
+ */
+public final class GrpcFaultProxy implements AutoCloseable {
+
+    /** etcd's Txn method, as gRPC names it. */
+    public static final String TXN = "etcdserverpb.KV/Txn";
+
+    private static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
+        @Override
+        public InputStream stream(byte[] value) {
+            return new ByteArrayInputStream(value);
+        }
+
+        @Override
+        public byte[] parse(InputStream stream) {
+            try {
+                return stream.readAllBytes();
+            } catch (IOException ex) {
+                throw new UncheckedIOException(ex);
+            }
+        }
+    };
+
+    private final ManagedChannel upstream;
+
+    private final Server server;
+
+    private final Map<String, Refusal> refusals = new ConcurrentHashMap<>();
+
+    private final Map<String, AtomicInteger> refused = new ConcurrentHashMap<>();
+
+    private GrpcFaultProxy(String endpoint) {
+        URI uri = URI.create(endpoint);
+        this.upstream = NettyChannelBuilder.forAddress(uri.getHost(), uri.getPort())
+                .usePlaintext()
+                .build();
+        this.server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+                .fallbackHandlerRegistry(new Forwarding())
+                .build();
+        try {
+            this.server.start();
+        } catch (IOException ex) {
+            this.upstream.shutdownNow();
+            throw new UncheckedIOException("Could not start a gRPC proxy for " + endpoint, ex);
+        }
+    }
+
+    /** Starts a proxy for the etcd client endpoint {@code endpoint} ({@code http://127.0.0.1:port}). */
+    public static GrpcFaultProxy forEndpoint(String endpoint) {
+        return new GrpcFaultProxy(endpoint);
+    }
+
+    /** The endpoint clients should use instead of the member's. */
+    public String endpoint() {
+        return "http://127.0.0.1:" + this.server.getPort();
+    }
+
+    /**
+     * Answers the next {@code count} calls of {@code method} (such as {@link #TXN}) with {@code
+     * status}; they never reach etcd.
+     */
+    public void refuse(String method, int count, Status status) {
+        this.refusals.put(method, new Refusal(new AtomicInteger(count), status));
+    }
+
+    /** Answers every call of {@code method} with {@code status} until {@link #forward} is called. */
+    public void refuseAll(String method, Status status) {
+        refuse(method, Integer.MAX_VALUE, status);
+    }
+
+    /** Forwards {@code method} again. */
+    public void forward(String method) {
+        this.refusals.remove(method);
+    }
+
+    /** How many calls of {@code method} this proxy answered itself. */
+    public int refusedCalls(String method) {
+        AtomicInteger count = this.refused.get(method);
+        return (count != null) ? count.get() : 0;
+    }
+
+    @Override
+    public void close() {
+        this.server.shutdownNow();
+        this.upstream.shutdownNow();
+        try {
+            this.server.awaitTermination(5, TimeUnit.SECONDS);
+            this.upstream.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private @Nullable Status takeRefusal(String method) {
+        Refusal refusal = this.refusals.get(method);
+        if (refusal == null || refusal.left().getAndDecrement() <= 0) {
+            return null;
+        }
+        this.refused.computeIfAbsent(method, m -> new AtomicInteger()).incrementAndGet();
+        return refusal.status();
+    }
+
+    private record Refusal(AtomicInteger left, Status status) {}
+
+    /** Serves every method by forwarding it, whatever its name and message types. */
+    private final class Forwarding extends HandlerRegistry {
+
+        @Override
+        public ServerMethodDefinition<?, ?> lookupMethod(String methodName, @Nullable String authority) {
+            MethodDescriptor<byte[], byte[]> method = MethodDescriptor.<byte[], byte[]>newBuilder()
+                    .setFullMethodName(methodName)
+                    .setType(MethodDescriptor.MethodType.BIDI_STREAMING)
+                    .setRequestMarshaller(BYTES)
+                    .setResponseMarshaller(BYTES)
+                    .build();
+            return ServerMethodDefinition.create(method, new ForwardingHandler(method));
+        }
+    }
+
+    private final class ForwardingHandler implements ServerCallHandler<byte[], byte[]> {
+
+        private final MethodDescriptor<byte[], byte[]> method;
+
+        ForwardingHandler(MethodDescriptor<byte[], byte[]> method) {
+            this.method = method;
+        }
+
+        @Override
+        public ServerCall.Listener<byte[]> startCall(ServerCall<byte[], byte[]> call, Metadata headers) {
+            Status refusal = takeRefusal(this.method.getFullMethodName());
+            if (refusal != null) {
+                call.close(refusal, new Metadata());
+                return new ServerCall.Listener<>() {};
+            }
+            ClientCall<byte[], byte[]> forwarded = upstream.newCall(this.method, CallOptions.DEFAULT);
+            // A ServerCall and a ClientCall may each be used by one thread at a time.
+            Object serverSide = new Object();
+            Object clientSide = new Object();
+            forwarded.start(
+                    new ClientCall.Listener<>() {
+                        @Override
+                        public void onHeaders(Metadata upstreamHeaders) {
+                            synchronized (serverSide) {
+                                call.sendHeaders(upstreamHeaders);
+                            }
+                        }
+
+                        @Override
+                        public void onMessage(byte[] message) {
+                            synchronized (serverSide) {
+                                call.sendMessage(message);
+                            }
+                            synchronized (clientSide) {
+                                forwarded.request(1);
+                            }
+                        }
+
+                        @Override
+                        public void onClose(Status status, Metadata trailers) {
+                            synchronized (serverSide) {
+                                call.close(status, trailers);
+                            }
+                        }
+                    },
+                    headers);
+            synchronized (clientSide) {
+                forwarded.request(1);
+            }
+            synchronized (serverSide) {
+                call.request(1);
+            }
+            return new ServerCall.Listener<>() {
+                @Override
+                public void onMessage(byte[] message) {
+                    synchronized (clientSide) {
+                        forwarded.sendMessage(message);
+                    }
+                    synchronized (serverSide) {
+                        call.request(1);
+                    }
+                }
+
+                @Override
+                public void onHalfClose() {
+                    synchronized (clientSide) {
+                        forwarded.halfClose();
+                    }
+                }
+
+                @Override
+                public void onCancel() {
+                    synchronized (clientSide) {
+                        forwarded.cancel("the client cancelled", null);
+                    }
+                }
+            };
+        }
+    }
+}
