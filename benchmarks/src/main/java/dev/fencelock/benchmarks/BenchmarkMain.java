@@ -71,6 +71,7 @@ public final class BenchmarkMain {
                 List<LockSystem> systems = new ArrayList<>();
                 try {
                     systems.add(Systems.fenceLock(env.endpoints(), "/bench-s23"));
+                    systems.add(Systems.fenceLock(env.endpoints(), "/bench-s23-async", true));
                     systems.add(Systems.rawEtcd(env.endpoints()));
                     systems.add(Systems.jetcdLock(env.endpoints()));
                     systems.add(Systems.redisson(env.redis().port()));

@@ -27,6 +27,7 @@ public final class LatencyChart {
 
     private static final Map<String, Color> COLORS = Map.of(
             Systems.FENCELOCK, new Color(0x1f77b4),
+            Systems.FENCELOCK_ASYNC, new Color(0x17becf),
             Systems.RAW_ETCD, new Color(0x7f7f7f),
             Systems.JETCD_LOCK, new Color(0xd62728),
             Systems.REDISSON, new Color(0x2ca02c));

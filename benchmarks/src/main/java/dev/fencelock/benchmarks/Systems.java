@@ -24,14 +24,25 @@ import org.redisson.config.Config;
 public final class Systems {
 
     public static final String FENCELOCK = "FenceLock";
+    /** FenceLock with {@code releaseAsync()}: the caller does not wait for the delete. */
+    public static final String FENCELOCK_ASYNC = "FenceLock, releaseAsync";
+
     public static final String RAW_ETCD = "raw etcd Put";
     public static final String JETCD_LOCK = "jetcd Lock (v3lock)";
     public static final String REDISSON = "Redisson RLock";
 
     private Systems() {}
 
-    /** FenceLock's client over its etcd backend, with the default 30 s session lease. */
+    /** FenceLock's client over its etcd backend, with the default 30 s session lease; {@code release()}. */
     public static FenceLockSystem fenceLock(List<String> endpoints, String namespace) {
+        return fenceLock(endpoints, namespace, false);
+    }
+
+    /**
+     * The same, releasing with {@code releaseAsync()} when {@code asyncRelease}: the delete then
+     * rides on the client's next acquisition Txn.
+     */
+    public static FenceLockSystem fenceLock(List<String> endpoints, String namespace, boolean asyncRelease) {
         EtcdLockBackend backend = EtcdLockBackend.builder()
                 .endpoints(endpoints)
                 .namespace(namespace)
@@ -40,7 +51,7 @@ public final class Systems {
                 .defaultLeaseTtl(Duration.ofSeconds(30))
                 .maxWaitersPerResource(10_000)
                 .build();
-        return new FenceLockSystem(client, backend);
+        return new FenceLockSystem(client, backend, asyncRelease);
     }
 
     /** The commit ceiling: one plain Put per "cycle", no release, no lease. */
@@ -79,9 +90,12 @@ public final class Systems {
 
         private final EtcdLockBackend backend;
 
-        FenceLockSystem(LockClient client, EtcdLockBackend backend) {
+        private final boolean asyncRelease;
+
+        FenceLockSystem(LockClient client, EtcdLockBackend backend, boolean asyncRelease) {
             this.client = client;
             this.backend = backend;
+            this.asyncRelease = asyncRelease;
         }
 
         public LockClient client() {
@@ -94,7 +108,7 @@ public final class Systems {
 
         @Override
         public String name() {
-            return FENCELOCK;
+            return this.asyncRelease ? FENCELOCK_ASYNC : FENCELOCK;
         }
 
         @Override
@@ -114,7 +128,12 @@ public final class Systems {
 
                 @Override
                 public void release(Held held) {
-                    ((LockLease) held.handle()).release();
+                    LockLease lease = (LockLease) held.handle();
+                    if (FenceLockSystem.this.asyncRelease) {
+                        lease.releaseAsync();
+                    } else {
+                        lease.release();
+                    }
                 }
             };
         }
