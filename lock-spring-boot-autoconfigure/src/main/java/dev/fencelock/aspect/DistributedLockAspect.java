@@ -58,6 +58,8 @@ public class DistributedLockAspect implements Ordered {
 
     private final boolean interruptOnLost;
 
+    private final boolean releaseInBackground;
+
     private final Map<Method, LockDefinition> definitions = new ConcurrentHashMap<>();
 
     /**
@@ -70,18 +72,22 @@ public class DistributedLockAspect implements Ordered {
      * @param placeholders resolves {@code ${...}} in durations
      * @param order the advice order, smaller than the transaction advice's
      * @param interruptOnLost whether to interrupt a locked method whose lock is lost
+     * @param releaseInBackground whether a locked method returns without waiting for the store to
+     *     delete its lock ({@link LockLease#releaseAsync()})
      */
     public DistributedLockAspect(
             Supplier<LockClient> lockClient,
             LockKeyResolver keyResolver,
             PropertyResolver placeholders,
             int order,
-            boolean interruptOnLost) {
+            boolean interruptOnLost,
+            boolean releaseInBackground) {
         this.lockClient = lockClient;
         this.keyResolver = keyResolver;
         this.placeholders = placeholders;
         this.order = order;
         this.interruptOnLost = interruptOnLost;
+        this.releaseInBackground = releaseInBackground;
     }
 
     @Override
@@ -250,7 +256,7 @@ public class DistributedLockAspect implements Ordered {
     private @Nullable Throwable finish(
             LockDefinition definition, LockLease lease, LossWatch watch, @Nullable Throwable failure) {
         boolean interrupted = watch.detach();
-        boolean held = release(lease);
+        boolean held = this.releaseInBackground ? releaseInBackground(lease) : release(lease);
         if (interrupted) {
             // The interrupt was ours and has done its job; do not leak it into the caller's thread.
             Thread.interrupted();
@@ -290,6 +296,13 @@ public class DistributedLockAspect implements Ordered {
             logger.warn("Could not release lock '{}'; its lease will expire", lease.resource(), ex);
             return CompletableFuture.completedFuture(false);
         }
+    }
+
+    /** Whether the lock was still held when it was given up; the store deletes it in the background. */
+    private static boolean releaseInBackground(LockLease lease) {
+        boolean held = lease.isValid();
+        releaseAsync(lease);
+        return held;
     }
 
     private static boolean release(LockLease lease) {

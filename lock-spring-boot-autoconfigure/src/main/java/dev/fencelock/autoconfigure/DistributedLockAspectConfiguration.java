@@ -38,7 +38,8 @@ class DistributedLockAspectConfiguration {
                 keyResolver,
                 environment,
                 aspect.getOrder(),
-                aspect.isInterruptOnLost());
+                aspect.isInterruptOnLost(),
+                aspect.isReleaseInBackground());
     }
 
     @Bean

@@ -180,6 +180,14 @@ public class FenceLockProperties implements InitializingBean {
         /** Whether to interrupt the thread of a locked method when its lock is lost. */
         private boolean interruptOnLost = true;
 
+        /**
+         * Whether a locked method returns without waiting for etcd to delete its lock. The delete
+         * then rides on this instance's next acquisition (at most 1 ms later, 100 µs if one of its
+         * threads waits for the same lock), so a lock cycle costs one etcd commit instead of two.
+         * A late delete never breaks safety: the lock is only held a little longer.
+         */
+        private boolean releaseInBackground;
+
         public int getOrder() {
             return this.order;
         }
@@ -194,6 +202,14 @@ public class FenceLockProperties implements InitializingBean {
 
         public void setInterruptOnLost(boolean interruptOnLost) {
             this.interruptOnLost = interruptOnLost;
+        }
+
+        public boolean isReleaseInBackground() {
+            return this.releaseInBackground;
+        }
+
+        public void setReleaseInBackground(boolean releaseInBackground) {
+            this.releaseInBackground = releaseInBackground;
         }
     }
 

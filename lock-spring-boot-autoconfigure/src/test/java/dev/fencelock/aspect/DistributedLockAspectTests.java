@@ -12,11 +12,17 @@ import dev.fencelock.LockEventListener;
 import dev.fencelock.LockLease;
 import dev.fencelock.LockLostException;
 import dev.fencelock.LockRequest;
+import dev.fencelock.ResourceName;
 import dev.fencelock.annotation.DistributedLock;
 import dev.fencelock.annotation.LockNotAcquiredPolicy;
 import dev.fencelock.autoconfigure.FenceLockAutoConfiguration;
 import dev.fencelock.memory.InMemoryLockBackend;
 import dev.fencelock.memory.InMemoryLockStore;
+import dev.fencelock.spi.AcquireCommand;
+import dev.fencelock.spi.BackendHealth;
+import dev.fencelock.spi.BackendLock;
+import dev.fencelock.spi.LockBackend;
+import dev.fencelock.spi.QueueEntry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,6 +31,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
@@ -300,6 +307,89 @@ class DistributedLockAspectTests {
                             .withCauseInstanceOf(LockLostException.class);
                 });
         store.close();
+    }
+
+    @Test
+    void releaseInBackgroundShouldLetTheStoreDeleteTheLockWithoutWaiting() {
+        RecordingBackend backend = new RecordingBackend();
+        this.runner
+                .withBean(LockBackend.class, () -> backend)
+                .withPropertyValues("fencelock.aspect.release-in-background=true")
+                .run((context) -> {
+                    LockClient client = context.getBean(LockClient.class);
+                    assertThat(context.getBean(LockedService.class).ship(5L, () -> "shipped"))
+                            .isEqualTo("shipped");
+                    assertThat(client.heldCount()).isZero();
+                    assertThat(backend.deferred).hasValue(1);
+                    assertThat(backend.immediate).hasValue(0);
+                });
+    }
+
+    @Test
+    void releaseShouldWaitForTheStoreByDefault() {
+        RecordingBackend backend = new RecordingBackend();
+        this.runner.withBean(LockBackend.class, () -> backend).run((context) -> {
+            context.getBean(LockedService.class).ship(6L, () -> "shipped");
+            assertThat(backend.immediate).hasValue(1);
+            assertThat(backend.deferred).hasValue(0);
+        });
+    }
+
+    /** The in-memory store, counting which kind of release the aspect asked for. */
+    static final class RecordingBackend implements LockBackend {
+
+        private final InMemoryLockBackend store = new InMemoryLockBackend();
+
+        final AtomicInteger immediate = new AtomicInteger();
+
+        final AtomicInteger deferred = new AtomicInteger();
+
+        @Override
+        public CompletableFuture<BackendLock> acquire(AcquireCommand command) {
+            return this.store.acquire(command);
+        }
+
+        @Override
+        public CompletableFuture<Long> renew(BackendLock lock) {
+            return this.store.renew(lock);
+        }
+
+        @Override
+        public CompletableFuture<Boolean> release(BackendLock lock) {
+            this.immediate.incrementAndGet();
+            return this.store.release(lock);
+        }
+
+        @Override
+        public CompletableFuture<Boolean> releaseDeferred(BackendLock lock) {
+            this.deferred.incrementAndGet();
+            return this.store.release(lock);
+        }
+
+        @Override
+        public CompletableFuture<BackendHealth> health(Duration timeout) {
+            return this.store.health(timeout);
+        }
+
+        @Override
+        public CompletableFuture<List<QueueEntry>> queue(ResourceName resource) {
+            return this.store.queue(resource);
+        }
+
+        @Override
+        public CompletableFuture<java.util.Optional<QueueEntry>> forceRelease(ResourceName resource) {
+            return this.store.forceRelease(resource);
+        }
+
+        @Override
+        public String describe() {
+            return "recording " + this.store.describe();
+        }
+
+        @Override
+        public void close() {
+            this.store.close();
+        }
     }
 
     private void run(ContextConsumer<AssertableApplicationContext> test) {
