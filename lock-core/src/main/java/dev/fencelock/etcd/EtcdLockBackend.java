@@ -105,6 +105,9 @@ public final class EtcdLockBackend implements LockBackend {
 
     private final Duration requestTimeout;
 
+    /** How long one send of a guarded write waits before it is sent again; at most the request timeout. */
+    private final Duration attemptTimeout;
+
     private final Duration recheckInterval;
 
     private final Duration retryGrace;
@@ -147,6 +150,9 @@ public final class EtcdLockBackend implements LockBackend {
         this.keys = new LockKeys(builder.namespace);
         this.endpoints = List.copyOf(builder.endpoints);
         this.requestTimeout = builder.requestTimeout;
+        this.attemptTimeout = builder.attemptTimeout.compareTo(builder.requestTimeout) < 0
+                ? builder.attemptTimeout
+                : builder.requestTimeout;
         this.recheckInterval = builder.recheckInterval;
         this.retryGrace = builder.retryGrace;
         this.instanceId = builder.instanceId;
@@ -249,6 +255,9 @@ public final class EtcdLockBackend implements LockBackend {
         /** How often etcd refused this attempt's put without proposing it. */
         int refusals;
 
+        /** How often this attempt's put was sent again after no answer came in time. */
+        int resends;
+
         /** Create revision of my key once known, else 0. */
         volatile long myRevision;
 
@@ -317,6 +326,11 @@ public final class EtcdLockBackend implements LockBackend {
                         // abandon marker; back off and try again within the wait time.
                         this.outcomeUnknown = false;
                         putAgainLater(session, failure);
+                    } else if (isNoAnswer(failure) && System.nanoTime() - this.command.deadlineNanos() < 0) {
+                        // No answer in time (e.g. the member lost its leader): the guarded put is safe to
+                        // send again; it creates my key or finds the one an earlier send created.
+                        this.resends++;
+                        put(session);
                     } else {
                         fail(failure);
                     }
@@ -704,23 +718,25 @@ public final class EtcdLockBackend implements LockBackend {
                 .Then(readOwner ? new Op[] {put, attempt.ownerRead()} : new Op[] {put})
                 .Else(Op.get(attempt.keyBytes, GetOption.DEFAULT), attempt.ownerRead())
                 .commit();
-        return timed(txn, "acquiring lock '" + attempt.command.resource() + "'").whenComplete((response, failure) -> {
-            if (failure != null) {
-                pending.result().completeExceptionally(failure);
-                return;
-            }
-            // Then = [put, owner read if asked], Else = [my key, owner read]: the owner read is the last range.
-            List<io.etcd.jetcd.kv.GetResponse> reads = response.getGetResponses();
-            List<KeyValue> owner =
-                    reads.isEmpty() ? null : reads.get(reads.size() - 1).getKvs();
-            if (response.isSucceeded()) {
-                pending.result()
-                        .complete(new PutOutcome(true, response.getHeader().getRevision(), null, owner));
-            } else {
-                List<KeyValue> mine = reads.get(0).getKvs();
-                pending.result().complete(new PutOutcome(false, 0, mine.isEmpty() ? null : mine.get(0), owner));
-            }
-        });
+        return timed(txn, "acquiring lock '" + attempt.command.resource() + "'", attemptTimeout)
+                .whenComplete((response, failure) -> {
+                    if (failure != null) {
+                        pending.result().completeExceptionally(failure);
+                        return;
+                    }
+                    // Then = [put, owner read if asked], Else = [my key, owner read]: the owner read is the last range.
+                    List<io.etcd.jetcd.kv.GetResponse> reads = response.getGetResponses();
+                    List<KeyValue> owner =
+                            reads.isEmpty() ? null : reads.get(reads.size() - 1).getKvs();
+                    if (response.isSucceeded()) {
+                        pending.result()
+                                .complete(new PutOutcome(
+                                        true, response.getHeader().getRevision(), null, owner));
+                    } else {
+                        List<KeyValue> mine = reads.get(0).getKvs();
+                        pending.result().complete(new PutOutcome(false, 0, mine.isEmpty() ? null : mine.get(0), owner));
+                    }
+                });
     }
 
     /** Several guarded deletes in one Txn; if any key changed, each goes again on its own. */
@@ -780,7 +796,7 @@ public final class EtcdLockBackend implements LockBackend {
                 .If(conditions.toArray(Cmp[]::new))
                 .Then(operations.toArray(Op[]::new))
                 .commit();
-        return timed(txn, what)
+        return timed(txn, what, this.attemptTimeout)
                 .handle((response, failure) -> {
                     if (failure != null) {
                         failed.accept(failure);
@@ -1013,7 +1029,8 @@ public final class EtcdLockBackend implements LockBackend {
                                 .If(new Cmp(keyBytes, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
                                 .Then(successor == null ? new Op[] {delete} : new Op[] {delete, successor.read()})
                                 .commit(),
-                        "releasing '" + key + "'")
+                        "releasing '" + key + "'",
+                        this.attemptTimeout)
                 .thenApply(response -> {
                     if (response.isSucceeded() && successor != null) {
                         successor.handOverIf(response.getGetResponses().get(0));
@@ -1039,7 +1056,7 @@ public final class EtcdLockBackend implements LockBackend {
                 .txn()
                 .Then(Op.put(marker, bytes("abandoned"), onSession), Op.get(keyBytes, GetOption.DEFAULT))
                 .commit();
-        timed(txn, "abandoning '" + key + "'").whenComplete((response, failure) -> {
+        timed(txn, "abandoning '" + key + "'", this.attemptTimeout).whenComplete((response, failure) -> {
             if (failure != null) {
                 // Once the session is gone, so is its lease: a late put would be refused by etcd anyway.
                 if (!session.isExpired() && !this.closed) {
@@ -1572,8 +1589,8 @@ public final class EtcdLockBackend implements LockBackend {
     private <T> CompletableFuture<T> timed(CompletableFuture<T> future, String what, Duration timeout) {
         CompletableFuture<T> result = new CompletableFuture<>();
         ScheduledFuture<?> timer = this.scheduler.schedule(
-                () -> result.completeExceptionally(new LockBackendUnavailableException("etcd " + this.endpoints
-                        + " did not answer " + what + " within " + timeout.toMillis() + " ms")),
+                () -> result.completeExceptionally(new NoAnswerException("etcd " + this.endpoints + " did not answer "
+                        + what + " within " + timeout.toMillis() + " ms")),
                 timeout.toNanos(),
                 TimeUnit.NANOSECONDS);
         future.whenComplete((value, failure) -> {
@@ -1585,6 +1602,28 @@ public final class EtcdLockBackend implements LockBackend {
             }
         });
         return result;
+    }
+
+    private static boolean isNoAnswer(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof NoAnswerException) {
+                return true;
+            }
+            if (cause.getCause() == cause) {
+                break;
+            }
+        }
+        return false;
+    }
+
+    /** No answer within the time allowed: the request may or may not have been applied. */
+    static final class NoAnswerException extends LockBackendUnavailableException {
+
+        private static final long serialVersionUID = 1L;
+
+        NoAnswerException(String message) {
+            super(message);
+        }
     }
 
     /**
@@ -1698,6 +1737,8 @@ public final class EtcdLockBackend implements LockBackend {
 
         private Duration requestTimeout = Duration.ofSeconds(5);
 
+        private Duration attemptTimeout = Duration.ofSeconds(2);
+
         private Duration recheckInterval = Duration.ofSeconds(2);
 
         private Duration retryGrace = Duration.ofSeconds(10);
@@ -1743,6 +1784,17 @@ public final class EtcdLockBackend implements LockBackend {
         /** Longest wait for any single etcd request (5 s); a waiting acquire is bounded by its wait timeout. */
         public Builder requestTimeout(Duration timeout) {
             this.requestTimeout = Objects.requireNonNull(timeout);
+            return this;
+        }
+
+        /**
+         * How long one send of a guarded write (an acquisition's put, a release, an abandon) waits
+         * for its answer before it is sent again (2 s, at most the request timeout). They are safe to
+         * apply twice, so after a leader is lost they are retried as soon as a new one can take them,
+         * instead of after the request timeout.
+         */
+        public Builder attemptTimeout(Duration timeout) {
+            this.attemptTimeout = Objects.requireNonNull(timeout);
             return this;
         }
 

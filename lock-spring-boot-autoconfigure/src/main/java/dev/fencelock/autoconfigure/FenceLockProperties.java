@@ -231,6 +231,13 @@ public class FenceLockProperties implements InitializingBean {
         /** Longest wait for a single etcd request; waiting for a busy lock is bounded by the wait timeout instead. */
         private Duration requestTimeout = Duration.ofSeconds(5);
 
+        /**
+         * How long one send of a lock write (acquire, release) waits before it is sent again; such
+         * writes are safe to apply twice, so after a leader is lost they are retried as soon as a new
+         * one can take them. At most the request timeout.
+         */
+        private Duration attemptTimeout = Duration.ofSeconds(2);
+
         private final Tls tls = new Tls();
 
         public List<String> getEndpoints() {
@@ -267,6 +274,14 @@ public class FenceLockProperties implements InitializingBean {
 
         public Duration getRequestTimeout() {
             return this.requestTimeout;
+        }
+
+        public Duration getAttemptTimeout() {
+            return this.attemptTimeout;
+        }
+
+        public void setAttemptTimeout(Duration attemptTimeout) {
+            this.attemptTimeout = attemptTimeout;
         }
 
         public void setRequestTimeout(Duration requestTimeout) {

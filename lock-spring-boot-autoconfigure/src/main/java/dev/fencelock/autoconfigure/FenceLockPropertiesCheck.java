@@ -68,6 +68,7 @@ final class FenceLockPropertiesCheck {
     private void checkEtcd(FenceLockProperties.Etcd etcd) {
         positive("fencelock.etcd.connect-timeout", etcd.getConnectTimeout());
         positive("fencelock.etcd.request-timeout", etcd.getRequestTimeout());
+        positive("fencelock.etcd.attempt-timeout", etcd.getAttemptTimeout());
         List<String> endpoints = etcd.getEndpoints();
         if (endpoints == null || endpoints.isEmpty()) {
             fail(

@@ -50,7 +50,8 @@ final class LockBackendConfigurations {
                     .endpoints(connectionDetails.getEndpoints())
                     .namespace(properties.getNamespace())
                     .connectTimeout(etcd.getConnectTimeout())
-                    .requestTimeout(etcd.getRequestTimeout());
+                    .requestTimeout(etcd.getRequestTimeout())
+                    .attemptTimeout(etcd.getAttemptTimeout());
             String username = connectionDetails.getUsername();
             String password = connectionDetails.getPassword();
             if (username != null && password != null) {

@@ -27,10 +27,15 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A gRPC-level proxy in front of one etcd member, listening on 127.0.0.1. Every call is forwarded
- * unchanged, as raw bytes, except that a test can have the next calls of one method answered with
- * a status of its choice without reaching etcd, the way etcd itself refuses a request it never
- * proposed (for example {@code RESOURCE_EXHAUSTED: etcdserver: too many requests} when its apply
- * falls behind its commits).
+ * unchanged, as raw bytes, except that a test can pick the next calls of one method and
+ * <ul>
+ *   <li>{@link #refuse} them: answer with a status of its choice without reaching etcd, the way
+ *       etcd itself refuses a request it never proposed (for example {@code RESOURCE_EXHAUSTED:
+ *       etcdserver: too many requests} when its apply falls behind its commits);
+ *   <li>{@link #stall} them: never forward and never answer, like a member that lost its leader;
+ *   <li>{@link #dropResponses} of them: forward, but never pass the answer back, so a write is
+ *       applied without the client learning it.
+ * </ul>
  *
  * <p>Where {@link FaultProxy} cuts bytes, this one answers in the protocol, so the client sees
  * exactly what it would see from an overloaded etcd.
@@ -63,6 +68,10 @@ public final class GrpcFaultProxy implements AutoCloseable {
     private final Map<String, Refusal> refusals = new ConcurrentHashMap<>();
 
     private final Map<String, AtomicInteger> refused = new ConcurrentHashMap<>();
+
+    private final Map<String, AtomicInteger> stalls = new ConcurrentHashMap<>();
+
+    private final Map<String, AtomicInteger> drops = new ConcurrentHashMap<>();
 
     private GrpcFaultProxy(String endpoint) {
         URI uri = URI.create(endpoint);
@@ -103,6 +112,16 @@ public final class GrpcFaultProxy implements AutoCloseable {
         refuse(method, Integer.MAX_VALUE, status);
     }
 
+    /** Neither forwards nor answers the next {@code count} calls of {@code method}. */
+    public void stall(String method, int count) {
+        this.stalls.put(method, new AtomicInteger(count));
+    }
+
+    /** Forwards the next {@code count} calls of {@code method} but never passes their answers back. */
+    public void dropResponses(String method, int count) {
+        this.drops.put(method, new AtomicInteger(count));
+    }
+
     /** Forwards {@code method} again. */
     public void forward(String method) {
         this.refusals.remove(method);
@@ -133,6 +152,11 @@ public final class GrpcFaultProxy implements AutoCloseable {
         }
         this.refused.computeIfAbsent(method, m -> new AtomicInteger()).incrementAndGet();
         return refusal.status();
+    }
+
+    private static boolean take(Map<String, AtomicInteger> counts, String method) {
+        AtomicInteger left = counts.get(method);
+        return left != null && left.getAndDecrement() > 0;
     }
 
     private record Refusal(AtomicInteger left, Status status) {}
@@ -167,6 +191,10 @@ public final class GrpcFaultProxy implements AutoCloseable {
                 call.close(refusal, new Metadata());
                 return new ServerCall.Listener<>() {};
             }
+            if (take(stalls, this.method.getFullMethodName())) {
+                return new ServerCall.Listener<>() {}; // open until the client gives up or the proxy closes
+            }
+            boolean dropResponse = take(drops, this.method.getFullMethodName());
             ClientCall<byte[], byte[]> forwarded = upstream.newCall(this.method, CallOptions.DEFAULT);
             // A ServerCall and a ClientCall may each be used by one thread at a time.
             Object serverSide = new Object();
@@ -175,6 +203,9 @@ public final class GrpcFaultProxy implements AutoCloseable {
                     new ClientCall.Listener<>() {
                         @Override
                         public void onHeaders(Metadata upstreamHeaders) {
+                            if (dropResponse) {
+                                return;
+                            }
                             synchronized (serverSide) {
                                 call.sendHeaders(upstreamHeaders);
                             }
@@ -182,6 +213,9 @@ public final class GrpcFaultProxy implements AutoCloseable {
 
                         @Override
                         public void onMessage(byte[] message) {
+                            if (dropResponse) {
+                                return;
+                            }
                             synchronized (serverSide) {
                                 call.sendMessage(message);
                             }
@@ -192,6 +226,9 @@ public final class GrpcFaultProxy implements AutoCloseable {
 
                         @Override
                         public void onClose(Status status, Metadata trailers) {
+                            if (dropResponse) {
+                                return; // the client never hears of it
+                            }
                             synchronized (serverSide) {
                                 call.close(status, trailers);
                             }

@@ -1,0 +1,117 @@
+package dev.fencelock.test.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencelock.LockClient;
+import dev.fencelock.LockLease;
+import dev.fencelock.LockRequest;
+import dev.fencelock.etcd.EtcdLockBackend;
+import dev.fencelock.test.etcd.EtcdClusterExtension;
+import dev.fencelock.test.fault.GrpcFaultProxy;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.options.GetOption;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A lock write that gets no answer within the attempt timeout (a member that lost its leader, a
+ * lost response) is sent again instead of failing after the request timeout: acquisitions' puts
+ * and releases are guarded, so a second send creates the key or finds the one the first created.
+ */
+class EtcdUnansweredWriteTest {
+
+    @RegisterExtension
+    static final EtcdClusterExtension etcd = EtcdClusterExtension.members(1);
+
+    private GrpcFaultProxy proxy;
+
+    private Client observer;
+
+    private LockClient client;
+
+    @BeforeEach
+    void connect() {
+        this.proxy = GrpcFaultProxy.forEndpoint(etcd.cluster().member(0).clientEndpoint());
+        this.observer = Client.builder()
+                .endpoints(etcd.endpoints().toArray(String[]::new))
+                .build();
+        this.client = LockClient.builder(EtcdLockBackend.builder()
+                        .endpoints(this.proxy.endpoint())
+                        .requestTimeout(Duration.ofSeconds(5))
+                        .attemptTimeout(Duration.ofMillis(300))
+                        .build())
+                .build();
+        this.client.acquire(request("warm-up")).release(); // the session lease exists from here on
+    }
+
+    @AfterEach
+    void close() {
+        this.client.close();
+        this.observer.close();
+        this.proxy.close();
+    }
+
+    @Test
+    void aPutWithNoAnswerIsSentAgainAndTheAcquisitionSucceeds() throws Exception {
+        this.proxy.stall(GrpcFaultProxy.TXN, 2);
+
+        LockLease lease = this.client.acquire(request("stalled"));
+
+        assertThat(lease.isValid()).isTrue();
+        assertThat(keys("/fencelock/locks/stalled/"))
+                .singleElement()
+                .satisfies(kv -> assertThat(kv.getCreateRevision()).isEqualTo(lease.fencingToken()));
+        assertThat(keys("/fencelock/abandoned/")).isEmpty();
+        lease.release();
+    }
+
+    @Test
+    void aPutWhoseAnswerIsLostIsSentAgainAndAdoptsTheKeyItCreated() throws Exception {
+        this.proxy.dropResponses(GrpcFaultProxy.TXN, 1);
+
+        LockLease lease = this.client.acquire(request("answer-lost"));
+
+        // The first send created the key; the second found it on this session and took its token.
+        assertThat(keys("/fencelock/locks/answer-lost/"))
+                .singleElement()
+                .satisfies(kv -> assertThat(kv.getCreateRevision()).isEqualTo(lease.fencingToken()));
+        assertThat(keys("/fencelock/abandoned/")).isEmpty();
+        lease.release();
+        assertThat(keys("/fencelock/locks/answer-lost/")).isEmpty();
+    }
+
+    @Test
+    void aReleaseWithNoAnswerIsSentAgain() throws Exception {
+        LockLease lease = this.client.acquire(request("release-stalled"));
+        this.proxy.stall(GrpcFaultProxy.TXN, 1);
+
+        lease.release();
+
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> keys("/fencelock/locks/release-stalled/").isEmpty());
+    }
+
+    private static LockRequest request(String resource) {
+        return LockRequest.builder(resource).waitTimeout(Duration.ofSeconds(10)).build();
+    }
+
+    private List<KeyValue> keys(String prefix) throws Exception {
+        return this.observer
+                .getKVClient()
+                .get(
+                        ByteSequence.from(prefix, StandardCharsets.UTF_8),
+                        GetOption.builder().isPrefix(true).withKeysOnly(true).build())
+                .get(5, TimeUnit.SECONDS)
+                .getKvs();
+    }
+}
