@@ -325,12 +325,16 @@ public final class EtcdLockBackend implements LockBackend {
                         // Refused before anything was proposed, or never sent: no key can exist, so no
                         // abandon marker; back off and try again within the wait time.
                         this.outcomeUnknown = false;
-                        putAgainLater(session, failure);
+                        putAgainLater(session, failure, true);
                     } else if (isNoAnswer(failure) && System.nanoTime() - this.command.deadlineNanos() < 0) {
                         // No answer in time (e.g. the member lost its leader): the guarded put is safe to
                         // send again; it creates my key or finds the one an earlier send created.
                         this.resends++;
                         put(session);
+                    } else if (isUnavailable(failure)) {
+                        // The connection failed under the request (a member died, a GOAWAY): it may have
+                        // been applied, so the outcome stays unknown, but a guarded resend is safe.
+                        putAgainLater(session, failure, false);
                     } else {
                         fail(failure);
                     }
@@ -346,16 +350,20 @@ public final class EtcdLockBackend implements LockBackend {
         }
 
         /** Backs off (jittered, doubling from 20 ms up to 1 s) unless that passes the wait deadline. */
-        private void putAgainLater(SessionLease session, Throwable refusal) {
+        private void putAgainLater(SessionLease session, Throwable refusal, boolean nothingWritten) {
             int refusals = ++this.refusals;
             long backOff = TimeUnit.MILLISECONDS.toNanos(20) << Math.min(refusals - 1, 6);
             long delay = Math.min(TimeUnit.SECONDS.toNanos(1), backOff);
             delay = delay / 2 + ThreadLocalRandom.current().nextLong(delay / 2 + 1);
             if (this.result.isDone() || System.nanoTime() + delay - this.command.deadlineNanos() > 0) {
                 fail(new LockBackendUnavailableException(
-                        "etcd " + endpoints + " refused the acquisition of lock '" + this.command.resource() + "' "
-                                + refusals + " times within its wait time (overloaded: " + reasonOf(refusal)
-                                + "); nothing was written",
+                        nothingWritten
+                                ? "etcd " + endpoints + " refused the acquisition of lock '" + this.command.resource()
+                                        + "' " + refusals + " times within its wait time (overloaded: "
+                                        + reasonOf(refusal) + "); nothing was written"
+                                : "etcd " + endpoints + " was unavailable for the acquisition of lock '"
+                                        + this.command.resource() + "' within its wait time, after " + refusals
+                                        + " tries: " + reasonOf(refusal),
                         refusal));
                 return;
             }
@@ -1602,6 +1610,23 @@ public final class EtcdLockBackend implements LockBackend {
             }
         });
         return result;
+    }
+
+    /** A connection failure under the request ({@code UNAVAILABLE}): it may or may not have been applied. */
+    static boolean isUnavailable(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof io.etcd.jetcd.common.exception.EtcdException etcd
+                    && etcd.getErrorCode() == io.etcd.jetcd.common.exception.ErrorCode.UNAVAILABLE) {
+                return true;
+            }
+            if (io.grpc.Status.fromThrowable(cause).getCode() == io.grpc.Status.Code.UNAVAILABLE) {
+                return true;
+            }
+            if (cause.getCause() == cause) {
+                break;
+            }
+        }
+        return false;
     }
 
     private static boolean isNoAnswer(Throwable failure) {

@@ -12,6 +12,7 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.options.GetOption;
+import io.grpc.Status;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -87,6 +88,20 @@ class EtcdUnansweredWriteTest {
         assertThat(keys("/fencelock/abandoned/")).isEmpty();
         lease.release();
         assertThat(keys("/fencelock/locks/answer-lost/")).isEmpty();
+    }
+
+    @Test
+    void aPutThatFailsAsUnavailableIsSentAgainAfterABackOff() throws Exception {
+        // What a client sees when the connection under a request breaks, or the member times it out.
+        this.proxy.refuse(GrpcFaultProxy.TXN, 3, Status.UNAVAILABLE.withDescription("etcdserver: request timed out"));
+
+        LockLease lease = this.client.acquire(request("unavailable"));
+
+        assertThat(this.proxy.refusedCalls(GrpcFaultProxy.TXN)).isEqualTo(3);
+        assertThat(keys("/fencelock/locks/unavailable/"))
+                .singleElement()
+                .satisfies(kv -> assertThat(kv.getCreateRevision()).isEqualTo(lease.fencingToken()));
+        lease.release();
     }
 
     @Test
