@@ -1872,7 +1872,11 @@ public final class EtcdLockBackend implements LockBackend {
                     .endpoints(this.endpoints.toArray(String[]::new))
                     .connectTimeout(this.connectTimeout)
                     // Our own requests are guarded and bounded; jetcd's retries would only outlive our timeouts.
-                    .retryMaxAttempts(0);
+                    .retryMaxAttempts(0)
+                    // etcd refuses HTTP/2 pings on a connection with no call open (PermitWithoutStream is off)
+                    // and closes an idle client's connection with GOAWAY too_many_pings, failing whatever
+                    // starts at that moment. Ping only while calls are open; keep-alive rounds are calls.
+                    .keepaliveWithoutCalls(false);
             if (this.user != null && this.password != null) {
                 builder.user(bytes(this.user)).password(bytes(this.password));
             }
