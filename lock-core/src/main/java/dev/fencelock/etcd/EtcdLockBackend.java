@@ -1273,8 +1273,16 @@ public final class EtcdLockBackend implements LockBackend {
                     .withCreateNotify(true)
                     .withRequireLeader(true)
                     .build();
+            // jetcd reports a stream that ended without an error only through onCompleted, and does not
+            // resume it: the mirror would go silent, so that ends the watch like an error does.
             this.watcher = client.getWatchClient()
-                    .watch(bytes(prefix), option, Watch.listener(this::onResponse, this::onError, () -> {}));
+                    .watch(
+                            bytes(prefix),
+                            option,
+                            Watch.listener(
+                                    this::onResponse,
+                                    this::onError,
+                                    () -> onError(new IllegalStateException("watch stream ended"))));
             scheduler.schedule(
                     () -> {
                         if (!isSeeded()) {

@@ -19,7 +19,9 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -34,8 +36,10 @@ import org.jspecify.annotations.Nullable;
  *       etcdserver: too many requests} when its apply falls behind its commits);
  *   <li>{@link #stall} them: never forward and never answer, like a member that lost its leader;
  *   <li>{@link #dropResponses} of them: forward, but never pass the answer back, so a write is
- *       applied without the client learning it.
+ *       applied without the client learning it;
  * </ul>
+ * and {@link #endCalls} ends every open call of a method with status OK, the way a server ends a
+ * stream.
  *
  * <p>Where {@link FaultProxy} cuts bytes, this one answers in the protocol, so the client sees
  * exactly what it would see from an overloaded etcd.
@@ -72,6 +76,8 @@ public final class GrpcFaultProxy implements AutoCloseable {
     private final Map<String, AtomicInteger> stalls = new ConcurrentHashMap<>();
 
     private final Map<String, AtomicInteger> drops = new ConcurrentHashMap<>();
+
+    private final Map<String, Set<Runnable>> openCalls = new ConcurrentHashMap<>();
 
     private GrpcFaultProxy(String endpoint) {
         URI uri = URI.create(endpoint);
@@ -120,6 +126,22 @@ public final class GrpcFaultProxy implements AutoCloseable {
     /** Forwards the next {@code count} calls of {@code method} but never passes their answers back. */
     public void dropResponses(String method, int count) {
         this.drops.put(method, new AtomicInteger(count));
+    }
+
+    /**
+     * Ends every open call of {@code method} (for example {@code etcdserverpb.Watch/Watch}) with
+     * status OK and cancels its upstream side, as a server ending a stream without an error.
+     *
+     * @return how many calls were ended
+     */
+    public int endCalls(String method) {
+        Set<Runnable> open = this.openCalls.getOrDefault(method, Set.of());
+        int ended = 0;
+        for (Runnable end : List.copyOf(open)) {
+            end.run();
+            ended++;
+        }
+        return ended;
     }
 
     /** Forwards {@code method} again. */
@@ -195,10 +217,13 @@ public final class GrpcFaultProxy implements AutoCloseable {
                 return new ServerCall.Listener<>() {}; // open until the client gives up or the proxy closes
             }
             boolean dropResponse = take(drops, this.method.getFullMethodName());
+            Set<Runnable> open =
+                    openCalls.computeIfAbsent(this.method.getFullMethodName(), m -> ConcurrentHashMap.newKeySet());
             ClientCall<byte[], byte[]> forwarded = upstream.newCall(this.method, CallOptions.DEFAULT);
             // A ServerCall and a ClientCall may each be used by one thread at a time.
             Object serverSide = new Object();
             Object clientSide = new Object();
+            java.util.concurrent.atomic.AtomicBoolean serverClosed = new java.util.concurrent.atomic.AtomicBoolean();
             forwarded.start(
                     new ClientCall.Listener<>() {
                         @Override
@@ -226,8 +251,8 @@ public final class GrpcFaultProxy implements AutoCloseable {
 
                         @Override
                         public void onClose(Status status, Metadata trailers) {
-                            if (dropResponse) {
-                                return; // the client never hears of it
+                            if (dropResponse || !serverClosed.compareAndSet(false, true)) {
+                                return; // the client never hears of it, or the proxy ended the call already
                             }
                             synchronized (serverSide) {
                                 call.close(status, trailers);
@@ -235,6 +260,21 @@ public final class GrpcFaultProxy implements AutoCloseable {
                         }
                     },
                     headers);
+            Runnable end = new Runnable() {
+                @Override
+                public void run() {
+                    open.remove(this);
+                    if (serverClosed.compareAndSet(false, true)) {
+                        synchronized (serverSide) {
+                            call.close(Status.OK, new Metadata());
+                        }
+                    }
+                    synchronized (clientSide) {
+                        forwarded.cancel("ended by the proxy", null);
+                    }
+                }
+            };
+            open.add(end);
             synchronized (clientSide) {
                 forwarded.request(1);
             }
@@ -260,7 +300,13 @@ public final class GrpcFaultProxy implements AutoCloseable {
                 }
 
                 @Override
+                public void onComplete() {
+                    open.remove(end);
+                }
+
+                @Override
                 public void onCancel() {
+                    open.remove(end);
                     synchronized (clientSide) {
                         forwarded.cancel("the client cancelled", null);
                     }

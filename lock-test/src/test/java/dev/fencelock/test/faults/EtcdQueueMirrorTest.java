@@ -10,6 +10,7 @@ import dev.fencelock.LockRequest;
 import dev.fencelock.etcd.EtcdLockBackend;
 import dev.fencelock.test.etcd.EtcdClusterExtension;
 import dev.fencelock.test.etcd.EtcdMember;
+import dev.fencelock.test.fault.GrpcFaultProxy;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
@@ -127,9 +128,34 @@ class EtcdQueueMirrorTest {
         held.release();
     }
 
+    @Test
+    void aWatchStreamThatEndsWithoutAnErrorIsReplacedAndTheWaiterStillGetsTheLock() throws Exception {
+        LockClient holderClient = client();
+        GrpcFaultProxy proxy =
+                GrpcFaultProxy.forEndpoint(etcd.cluster().member(0).clientEndpoint());
+        this.resources.push(proxy);
+        LockClient waiterClient = client(proxy.endpoint());
+        LockLease held = holderClient.acquire(request("stream-ended"));
+        CompletableFuture<LockLease> waiting =
+                CompletableFuture.supplyAsync(() -> waiterClient.acquire(request("stream-ended")), this.threads);
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> keysOf("stream-ended") == 2);
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> proxy.endCalls("etcdserverpb.Watch/Watch") > 0);
+
+        held.release();
+
+        // The periodic re-check is a minute away: only a replaced watch can hand this over in time.
+        LockLease next = waiting.get(10, TimeUnit.SECONDS);
+        assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+        next.release();
+    }
+
     private LockClient client() {
+        return client(etcd.endpoints().get(0));
+    }
+
+    private LockClient client(String endpoint) {
         EtcdLockBackend backend = EtcdLockBackend.builder()
-                .endpoints(etcd.endpoints())
+                .endpoints(endpoint)
                 .recheckInterval(Duration.ofMinutes(1))
                 .build();
         LockClient client = LockClient.builder(backend).build();
