@@ -1622,24 +1622,25 @@ public final class EtcdLockBackend implements LockBackend {
 
     /** A connection failure under the request ({@code UNAVAILABLE}): it may or may not have been applied. */
     static boolean isUnavailable(Throwable failure) {
-        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (cause instanceof io.etcd.jetcd.common.exception.EtcdException etcd
-                    && etcd.getErrorCode() == io.etcd.jetcd.common.exception.ErrorCode.UNAVAILABLE) {
-                return true;
-            }
-            if (io.grpc.Status.fromThrowable(cause).getCode() == io.grpc.Status.Code.UNAVAILABLE) {
-                return true;
-            }
-            if (cause.getCause() == cause) {
-                break;
-            }
-        }
-        return false;
+        return anyCause(failure, cause -> hasCode(cause, io.grpc.Status.Code.UNAVAILABLE));
     }
 
     private static boolean isNoAnswer(Throwable failure) {
+        return anyCause(failure, cause -> cause instanceof NoAnswerException);
+    }
+
+    /** Whether jetcd's exception or the gRPC status of {@code cause} carries {@code code}. */
+    private static boolean hasCode(Throwable cause, io.grpc.Status.Code code) {
+        if (cause instanceof io.etcd.jetcd.common.exception.EtcdException etcd
+                && etcd.getErrorCode().name().equals(code.name())) {
+            return true;
+        }
+        return io.grpc.Status.fromThrowable(cause).getCode() == code;
+    }
+
+    private static boolean anyCause(Throwable failure, java.util.function.Predicate<Throwable> test) {
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (cause instanceof NoAnswerException) {
+            if (test.test(cause)) {
                 return true;
             }
             if (cause.getCause() == cause) {
@@ -1666,22 +1667,10 @@ public final class EtcdLockBackend implements LockBackend {
      * the client never sent it. jetcd does not retry Txns, so no earlier attempt can have applied.
      */
     static boolean isKnownNotWritten(Throwable failure) {
-        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (cause instanceof TxnCoalescer.NotSentException) {
-                return true;
-            }
-            if (cause instanceof io.etcd.jetcd.common.exception.EtcdException etcd
-                    && etcd.getErrorCode() == io.etcd.jetcd.common.exception.ErrorCode.RESOURCE_EXHAUSTED) {
-                return true;
-            }
-            if (io.grpc.Status.fromThrowable(cause).getCode() == io.grpc.Status.Code.RESOURCE_EXHAUSTED) {
-                return true;
-            }
-            if (cause.getCause() == cause) {
-                break;
-            }
-        }
-        return false;
+        return anyCause(
+                failure,
+                cause -> cause instanceof TxnCoalescer.NotSentException
+                        || hasCode(cause, io.grpc.Status.Code.RESOURCE_EXHAUSTED));
     }
 
     private static String reasonOf(Throwable failure) {

@@ -1,7 +1,9 @@
 package dev.fencelock.test.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fencelock.LockBackendUnavailableException;
 import dev.fencelock.LockClient;
 import dev.fencelock.LockLease;
 import dev.fencelock.LockRequest;
@@ -24,11 +26,24 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * A lock write that gets no answer within the attempt timeout (a member that lost its leader, a
- * lost response) is sent again instead of failing after the request timeout: acquisitions' puts
- * and releases are guarded, so a second send creates the key or finds the one the first created.
+ * Lock writes that etcd refuses or does not answer, injected by a gRPC proxy that answers the way
+ * etcd does.
+ *
+ * <ul>
+ *   <li>An overloaded etcd refuses requests with {@code RESOURCE_EXHAUSTED: etcdserver: too many
+ *       requests} before proposing them. Such a refusal proves nothing was written, so the client
+ *       backs off and tries again within the wait time, and never treats it as an unknown outcome
+ *       (no abandon marker, no background clean-up adding load).
+ *   <li>A write with no answer within the attempt timeout (a member that lost its leader, a lost
+ *       response), or one that fails as {@code UNAVAILABLE}, is sent again instead of failing:
+ *       puts and releases are guarded, so a second send creates the key or finds the one the first
+ *       created.
+ * </ul>
  */
-class EtcdUnansweredWriteTest {
+class EtcdWriteFaultTest {
+
+    private static final Status TOO_MANY_REQUESTS =
+            Status.RESOURCE_EXHAUSTED.withDescription("etcdserver: too many requests");
 
     @RegisterExtension
     static final EtcdClusterExtension etcd = EtcdClusterExtension.members(1);
@@ -59,6 +74,38 @@ class EtcdUnansweredWriteTest {
         this.client.close();
         this.observer.close();
         this.proxy.close();
+    }
+
+    @Test
+    void refusedAcquisitionsBackOffAndSucceedWithinTheirWaitTime() throws Exception {
+        this.proxy.refuse(GrpcFaultProxy.TXN, 3, TOO_MANY_REQUESTS);
+        LockLease lease = this.client.acquire(request("refused-three-times"));
+
+        assertThat(this.proxy.refusedCalls(GrpcFaultProxy.TXN)).isEqualTo(3);
+        assertThat(lease.isValid()).isTrue();
+        assertThat(keys("/fencelock/locks/refused-three-times/")).hasSize(1);
+        assertThat(keys("/fencelock/abandoned/")).isEmpty();
+        lease.release();
+    }
+
+    @Test
+    void anAcquisitionRefusedForItsWholeWaitFailsAndLeavesNothingBehind() throws Exception {
+        this.proxy.refuseAll(GrpcFaultProxy.TXN, TOO_MANY_REQUESTS);
+        assertThatThrownBy(() -> this.client.acquire(LockRequest.builder("always-refused")
+                        .waitTimeout(Duration.ofSeconds(1))
+                        .build()))
+                .isInstanceOf(LockBackendUnavailableException.class)
+                .hasMessageContaining("too many requests")
+                .hasMessageContaining("nothing was written");
+        int refused = this.proxy.refusedCalls(GrpcFaultProxy.TXN);
+        this.proxy.forward(GrpcFaultProxy.TXN);
+
+        // It backed off instead of hammering: 20 ms doubling to 1 s (jittered) fits a handful in 1 s.
+        assertThat(refused).isBetween(2, 12);
+        // An unknown outcome would now write an abandon marker and clean up; a known refusal does not.
+        Thread.sleep(1500); // time for any background clean-up to show, not a wait for a condition
+        assertThat(keys("/fencelock/abandoned/")).isEmpty();
+        assertThat(keys("/fencelock/locks/always-refused/")).isEmpty();
     }
 
     @Test
