@@ -71,8 +71,9 @@ class EtcdDeferredReleaseTest {
         assertThat(releases).allSatisfy(release -> assertThat(release.join()).isTrue());
         assertThat(keysUnder("cycle-")).isZero();
         // One Txn per acquisition (carrying the previous release) plus the last release on its own;
-        // sent separately it would be 2 per cycle. A little slack for a cycle slower than the linger.
-        assertThat(sent).as("Txns for %d cycles", cycles).isLessThanOrEqualTo(cycles + 4);
+        // sent separately it would be 2 per cycle (40). Slack for cycles that a busy machine makes
+        // slower than the 1 ms linger, whose release then goes alone.
+        assertThat(sent).as("Txns for %d cycles", cycles).isLessThanOrEqualTo(cycles + cycles / 2);
     }
 
     @Test
