@@ -255,9 +255,6 @@ public final class EtcdLockBackend implements LockBackend {
         /** How often etcd refused this attempt's put without proposing it. */
         int refusals;
 
-        /** How often this attempt's put was sent again after no answer came in time. */
-        int resends;
-
         /** Create revision of my key once known, else 0. */
         volatile long myRevision;
 
@@ -329,7 +326,6 @@ public final class EtcdLockBackend implements LockBackend {
                     } else if (isNoAnswer(failure) && System.nanoTime() - this.command.deadlineNanos() < 0) {
                         // No answer in time (e.g. the member lost its leader): the guarded put is safe to
                         // send again; it creates my key or finds the one an earlier send created.
-                        this.resends++;
                         put(session);
                     } else if (isUnavailable(failure)) {
                         // The connection failed under the request (a member died, a GOAWAY): it may have
@@ -620,7 +616,30 @@ public final class EtcdLockBackend implements LockBackend {
 
     /** A guarded delete, waiting for a shared Txn. */
     private record DeleteRequest(
-            String key, long revision, @Nullable Successor successor) {}
+            String key, long revision, @Nullable Successor successor) {
+
+        /** Adds the guarded delete, and the read of the successor's key if there is one, to a Txn. */
+        void addTo(List<Cmp> conditions, List<Op> operations) {
+            ByteSequence keyBytes = bytes(this.key);
+            conditions.add(new Cmp(keyBytes, Cmp.Op.EQUAL, CmpTarget.createRevision(this.revision)));
+            operations.add(Op.delete(keyBytes, DeleteOption.DEFAULT));
+            if (this.successor != null) {
+                operations.add(this.successor.read());
+            }
+        }
+
+        /**
+         * After the Txn succeeded: takes this delete's successor read, if it added one, from the Txn's
+         * range responses in op order, and returns the hand-over to run.
+         */
+        Runnable handOver(java.util.Iterator<io.etcd.jetcd.kv.GetResponse> reads) {
+            if (this.successor == null) {
+                return () -> {};
+            }
+            io.etcd.jetcd.kv.GetResponse read = reads.next();
+            return () -> this.successor.handOverIf(read);
+        }
+    }
 
     /**
      * The local waiter next in line behind a released lock, with the mirror showing no other key
@@ -660,14 +679,7 @@ public final class EtcdLockBackend implements LockBackend {
         List<Op> operations = new ArrayList<>();
         for (Rider rider : riders) {
             // Deletes first: the owner reads below then see the store without the released keys.
-            ByteSequence key = bytes(rider.request().key());
-            conditions.add(new Cmp(
-                    key, Cmp.Op.EQUAL, CmpTarget.createRevision(rider.request().revision())));
-            operations.add(Op.delete(key, DeleteOption.DEFAULT));
-            Successor successor = rider.request().successor();
-            if (successor != null) {
-                operations.add(successor.read());
-            }
+            rider.request().addTo(conditions, operations);
         }
         for (TxnCoalescer.Pending<PutRequest, PutOutcome> pending : batch) {
             Attempt attempt = pending.request().attempt();
@@ -688,11 +700,7 @@ public final class EtcdLockBackend implements LockBackend {
                             response.getGetResponses().iterator();
                     List<Runnable> handOvers = new ArrayList<>();
                     for (Rider rider : riders) {
-                        Successor successor = rider.request().successor();
-                        if (successor != null) {
-                            io.etcd.jetcd.kv.GetResponse read = reads.next();
-                            handOvers.add(() -> successor.handOverIf(read));
-                        }
+                        handOvers.add(rider.request().handOver(reads));
                     }
                     for (TxnCoalescer.Pending<PutRequest, PutOutcome> pending : batch) {
                         List<KeyValue> owner =
@@ -755,16 +763,7 @@ public final class EtcdLockBackend implements LockBackend {
         List<Cmp> conditions = new ArrayList<>();
         List<Op> operations = new ArrayList<>();
         for (TxnCoalescer.Pending<DeleteRequest, Boolean> pending : batch) {
-            ByteSequence key = bytes(pending.request().key());
-            conditions.add(new Cmp(
-                    key,
-                    Cmp.Op.EQUAL,
-                    CmpTarget.createRevision(pending.request().revision())));
-            operations.add(Op.delete(key, DeleteOption.DEFAULT));
-            Successor successor = pending.request().successor();
-            if (successor != null) {
-                operations.add(successor.read());
-            }
+            pending.request().addTo(conditions, operations);
         }
         return allOrEach(
                 conditions,
@@ -775,10 +774,7 @@ public final class EtcdLockBackend implements LockBackend {
                             response.getGetResponses().iterator();
                     for (TxnCoalescer.Pending<DeleteRequest, Boolean> pending : batch) {
                         pending.result().complete(true);
-                        Successor successor = pending.request().successor();
-                        if (successor != null) {
-                            successor.handOverIf(reads.next());
-                        }
+                        pending.request().handOver(reads).run();
                     }
                 },
                 () -> CompletableFuture.allOf(
@@ -820,17 +816,13 @@ public final class EtcdLockBackend implements LockBackend {
     }
 
     private CompletableFuture<?> deleteAlone(TxnCoalescer.Pending<DeleteRequest, Boolean> pending) {
-        return deleteGuarded(
-                        pending.request().key(),
-                        pending.request().revision(),
-                        pending.request().successor())
-                .whenComplete((deleted, failure) -> {
-                    if (failure != null) {
-                        pending.result().completeExceptionally(failure);
-                    } else {
-                        pending.result().complete(deleted);
-                    }
-                });
+        return deleteGuarded(pending.request()).whenComplete((deleted, failure) -> {
+            if (failure != null) {
+                pending.result().completeExceptionally(failure);
+            } else {
+                pending.result().complete(deleted);
+            }
+        });
     }
 
     private static boolean isGeneratedRequestId(String requestId) {
@@ -892,10 +884,9 @@ public final class EtcdLockBackend implements LockBackend {
     @Override
     public CompletableFuture<Boolean> release(BackendLock lock) {
         EtcdLock etcdLock = (EtcdLock) lock;
-        Successor next = successorOf(etcdLock);
+        DeleteRequest request = new DeleteRequest(etcdLock.key, lock.fencingToken(), successorOf(etcdLock));
         forget(etcdLock);
-        return retriedOnFailure(
-                etcdLock, this.deletes.submit(new DeleteRequest(etcdLock.key, lock.fencingToken(), next)));
+        return retriedOnFailure(request, etcdLock.session, this.deletes.submit(request));
     }
 
     /**
@@ -920,7 +911,7 @@ public final class EtcdLockBackend implements LockBackend {
                 () -> flushRider(rider),
                 next != null ? HAND_OFF_LINGER_NANOS : RIDE_LINGER_NANOS,
                 TimeUnit.NANOSECONDS);
-        return retriedOnFailure(etcdLock, rider.result());
+        return retriedOnFailure(rider.request(), etcdLock.session, rider.result());
     }
 
     private @Nullable Successor successorOf(EtcdLock lock) {
@@ -934,10 +925,15 @@ public final class EtcdLockBackend implements LockBackend {
         lock.session.locks.remove(lock);
     }
 
-    private CompletableFuture<Boolean> retriedOnFailure(EtcdLock lock, CompletableFuture<Boolean> deleted) {
+    /**
+     * Returns {@code deleted}, the first try of {@code request}; if it fails, the delete is retried
+     * in the background while the session lives (once it expires, etcd removes the key itself).
+     */
+    private CompletableFuture<Boolean> retriedOnFailure(
+            DeleteRequest request, @Nullable SessionLease session, CompletableFuture<Boolean> deleted) {
         deleted.whenComplete((ok, failure) -> {
             if (failure != null) {
-                retryDelete(lock.key, lock.fencingToken(), lock.session, 1);
+                retryDelete(request.key(), request.revision(), session, 1);
             }
         });
         return deleted;
@@ -998,18 +994,10 @@ public final class EtcdLockBackend implements LockBackend {
         });
     }
 
-    /**
-     * Deletes {@code key} if its create revision is still {@code revision}; on failure retries in
-     * the background while the session lives (once it expires, etcd removes the key itself).
-     */
+    /** Deletes {@code key} if its create revision is still {@code revision}, retrying on failure. */
     private CompletableFuture<Boolean> deleteInBackground(String key, long revision, @Nullable SessionLease session) {
-        CompletableFuture<Boolean> first = this.deletes.submit(new DeleteRequest(key, revision, null));
-        first.whenComplete((deleted, failure) -> {
-            if (failure != null) {
-                retryDelete(key, revision, session, 1);
-            }
-        });
-        return first;
+        DeleteRequest request = new DeleteRequest(key, revision, null);
+        return retriedOnFailure(request, session, this.deletes.submit(request));
     }
 
     private void retryDelete(String key, long revision, @Nullable SessionLease session, int attempt) {
@@ -1018,7 +1006,7 @@ public final class EtcdLockBackend implements LockBackend {
         }
         long delay = Math.min(TimeUnit.SECONDS.toNanos(5), TimeUnit.MILLISECONDS.toNanos(200) << Math.min(attempt, 5));
         this.scheduler.schedule(
-                () -> deleteGuarded(key, revision, null).whenComplete((deleted, failure) -> {
+                () -> deleteGuarded(new DeleteRequest(key, revision, null)).whenComplete((deleted, failure) -> {
                     if (failure != null) {
                         retryDelete(key, revision, session, attempt + 1);
                     }
@@ -1027,21 +1015,22 @@ public final class EtcdLockBackend implements LockBackend {
                 TimeUnit.NANOSECONDS);
     }
 
-    private CompletableFuture<Boolean> deleteGuarded(String key, long revision, @Nullable Successor successor) {
-        ByteSequence keyBytes = bytes(key);
-        Op delete = Op.delete(keyBytes, DeleteOption.DEFAULT);
+    private CompletableFuture<Boolean> deleteGuarded(DeleteRequest request) {
+        List<Cmp> conditions = new ArrayList<>();
+        List<Op> operations = new ArrayList<>();
+        request.addTo(conditions, operations);
         return timed(
                         this.client
                                 .getKVClient()
                                 .txn()
-                                .If(new Cmp(keyBytes, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
-                                .Then(successor == null ? new Op[] {delete} : new Op[] {delete, successor.read()})
+                                .If(conditions.toArray(Cmp[]::new))
+                                .Then(operations.toArray(Op[]::new))
                                 .commit(),
-                        "releasing '" + key + "'",
+                        "releasing '" + request.key() + "'",
                         this.attemptTimeout)
                 .thenApply(response -> {
-                    if (response.isSucceeded() && successor != null) {
-                        successor.handOverIf(response.getGetResponses().get(0));
+                    if (response.isSucceeded()) {
+                        request.handOver(response.getGetResponses().iterator()).run();
                     }
                     return response.isSucceeded();
                 });
@@ -1580,18 +1569,19 @@ public final class EtcdLockBackend implements LockBackend {
             }
             QueueEntry holder = entries.get(0);
             String key = this.keys.key(resource, holder.requestId());
-            return deleteGuarded(key, holder.fencingToken(), null).thenApply(deleted -> {
-                if (!deleted) {
-                    return java.util.Optional.<QueueEntry>empty();
-                }
-                EtcdLock local = this.held.remove(key);
-                if (local != null) {
-                    local.session.locks.remove(local);
-                    local.markLost(new LockLostException("Lock '" + resource + "' (token " + holder.fencingToken()
-                            + ") was force-released by an operator"));
-                }
-                return java.util.Optional.of(holder);
-            });
+            return deleteGuarded(new DeleteRequest(key, holder.fencingToken(), null))
+                    .thenApply(deleted -> {
+                        if (!deleted) {
+                            return java.util.Optional.<QueueEntry>empty();
+                        }
+                        EtcdLock local = this.held.remove(key);
+                        if (local != null) {
+                            local.session.locks.remove(local);
+                            local.markLost(new LockLostException("Lock '" + resource + "' (token "
+                                    + holder.fencingToken() + ") was force-released by an operator"));
+                        }
+                        return java.util.Optional.of(holder);
+                    });
         });
     }
 
