@@ -169,15 +169,15 @@ public final class GrpcFaultProxy implements AutoCloseable {
 
     private @Nullable Status takeRefusal(String method) {
         Refusal refusal = this.refusals.get(method);
-        if (refusal == null || refusal.left().getAndDecrement() <= 0) {
+        if (refusal == null || !take(refusal.left())) {
             return null;
         }
         this.refused.computeIfAbsent(method, m -> new AtomicInteger()).incrementAndGet();
         return refusal.status();
     }
 
-    private static boolean take(Map<String, AtomicInteger> counts, String method) {
-        AtomicInteger left = counts.get(method);
+    /** Whether one of the calls still to be picked is left, counting it down. */
+    private static boolean take(@Nullable AtomicInteger left) {
         return left != null && left.getAndDecrement() > 0;
     }
 
@@ -213,10 +213,10 @@ public final class GrpcFaultProxy implements AutoCloseable {
                 call.close(refusal, new Metadata());
                 return new ServerCall.Listener<>() {};
             }
-            if (take(stalls, this.method.getFullMethodName())) {
+            if (take(stalls.get(this.method.getFullMethodName()))) {
                 return new ServerCall.Listener<>() {}; // open until the client gives up or the proxy closes
             }
-            boolean dropResponse = take(drops, this.method.getFullMethodName());
+            boolean dropResponse = take(drops.get(this.method.getFullMethodName()));
             Set<Runnable> open =
                     openCalls.computeIfAbsent(this.method.getFullMethodName(), m -> ConcurrentHashMap.newKeySet());
             ClientCall<byte[], byte[]> forwarded = upstream.newCall(this.method, CallOptions.DEFAULT);
