@@ -2,6 +2,7 @@ package dev.fencelock;
 
 import dev.fencelock.spi.AcquireCommand;
 import dev.fencelock.spi.BackendLock;
+import dev.fencelock.spi.LockAdministration;
 import dev.fencelock.spi.LockBackend;
 import java.time.Duration;
 import java.time.Instant;
@@ -195,6 +196,13 @@ public final class LockClient implements AutoCloseable {
     /** The backend this client uses. */
     public LockBackend backend() {
         return this.backend;
+    }
+
+    /** What the backend offers operators (health, queues, force-release), if it offers it. */
+    public Optional<LockAdministration> administration() {
+        return (this.backend instanceof LockAdministration administration)
+                ? Optional.of(administration)
+                : Optional.empty();
     }
 
     /** The bounds and defaults this client applies to requests. */

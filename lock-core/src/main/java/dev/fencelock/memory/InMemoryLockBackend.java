@@ -8,6 +8,7 @@ import dev.fencelock.ResourceName;
 import dev.fencelock.spi.AcquireCommand;
 import dev.fencelock.spi.BackendHealth;
 import dev.fencelock.spi.BackendLock;
+import dev.fencelock.spi.LockAdministration;
 import dev.fencelock.spi.LockBackend;
 import dev.fencelock.spi.QueueEntry;
 import java.time.Duration;
@@ -33,7 +34,7 @@ import java.util.concurrent.TimeUnit;
  * instances; {@link #pauseRenewals()} plays one of them freezing (a GC pause), so tests can
  * watch its locks expire and move on.
  */
-public final class InMemoryLockBackend implements LockBackend {
+public final class InMemoryLockBackend implements LockBackend, LockAdministration {
 
     private final InMemoryLockStore store;
 
@@ -166,6 +167,11 @@ public final class InMemoryLockBackend implements LockBackend {
         this.held.remove(memoryLock.key, memoryLock);
         memoryLock.session.locks.remove(memoryLock);
         return CompletableFuture.completedFuture(this.store.delete(memoryLock.key));
+    }
+
+    @Override
+    public String instanceId() {
+        return LockAdministration.defaultInstanceId();
     }
 
     @Override

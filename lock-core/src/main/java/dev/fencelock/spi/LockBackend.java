@@ -7,7 +7,9 @@ import java.util.concurrent.CompletableFuture;
  * re-entry, waiter limits, listeners) lives in {@link dev.fencelock.LockClient}; a backend only
  * grants, renews and releases locks and reports when it loses one.
  *
- * <p>A backend is correct when it passes the contract test kit in {@code lock-test}.
+ * <p>A backend is correct when it passes the contract test kit in {@code lock-test}. What operators
+ * need besides locking (health, queue inspection, force-release) is the optional {@link
+ * LockAdministration}, which a backend implements as well when it can.
  */
 public interface LockBackend extends AutoCloseable {
 
@@ -49,24 +51,6 @@ public interface LockBackend extends AutoCloseable {
     default CompletableFuture<Boolean> releaseDeferred(BackendLock lock) {
         return release(lock);
     }
-
-    /**
-     * Checks that the store answers a linearizable read within {@code timeout}; never throws,
-     * never takes much longer than the timeout.
-     */
-    CompletableFuture<BackendHealth> health(java.time.Duration timeout);
-
-    /** The holder (first) and waiters of {@code resource}, read linearizably from the store. */
-    CompletableFuture<java.util.List<QueueEntry>> queue(dev.fencelock.ResourceName resource);
-
-    /**
-     * Deletes the current holder's key of {@code resource}, whoever holds it, so the next waiter
-     * gets the lock with a larger token. An administrative operation: the old holder learns of it
-     * at its next renewal, and a fencing-aware store refuses its writes once the new holder wrote.
-     *
-     * @return the entry that was removed, if there was a holder
-     */
-    CompletableFuture<java.util.Optional<QueueEntry>> forceRelease(dev.fencelock.ResourceName resource);
 
     /** A short human description of where the locks live, for logs, errors and health details. */
     String describe();

@@ -6,6 +6,7 @@ import dev.fencelock.LockClient;
 import dev.fencelock.LockException;
 import dev.fencelock.ResourceName;
 import dev.fencelock.audit.LockAuditLog;
+import dev.fencelock.spi.LockAdministration;
 import dev.fencelock.spi.QueueEntry;
 import java.time.Duration;
 import java.time.Instant;
@@ -70,10 +71,9 @@ public class FenceLockEndpoint {
     /** The holder and the waiters of {@code resource}, read from the store (not only this instance). */
     @ReadOperation
     public QueueDescriptor queue(@Selector String resource) {
-        List<QueueEntryDescriptor> entries =
-                await(this.client.backend().queue(resourceName(resource)), resource).stream()
-                        .map(QueueEntryDescriptor::new)
-                        .toList();
+        List<QueueEntryDescriptor> entries = await(administration().queue(resourceName(resource)), resource).stream()
+                .map(QueueEntryDescriptor::new)
+                .toList();
         return entries.isEmpty()
                 ? new QueueDescriptor(resource, null, List.of())
                 : new QueueDescriptor(resource, entries.get(0), entries.subList(1, entries.size()));
@@ -86,7 +86,7 @@ public class FenceLockEndpoint {
     @DeleteOperation
     public ForceReleaseDescriptor forceRelease(@Selector String resource) {
         ResourceName name = resourceName(resource);
-        Optional<QueueEntry> removed = await(this.client.backend().forceRelease(name), resource);
+        Optional<QueueEntry> removed = await(administration().forceRelease(name), resource);
         removed.ifPresent(entry -> recordForceRelease(name.value(), entry));
         return new ForceReleaseDescriptor(
                 resource,
@@ -104,6 +104,13 @@ public class FenceLockEndpoint {
                     entry.leaseId(),
                     entry.fencingToken());
         }
+    }
+
+    private LockAdministration administration() {
+        return this.client
+                .administration()
+                .orElseThrow(() -> new IllegalStateException("Lock store "
+                        + this.client.backend().describe() + " offers no queue inspection or force-release"));
     }
 
     private ResourceName resourceName(String resource) {

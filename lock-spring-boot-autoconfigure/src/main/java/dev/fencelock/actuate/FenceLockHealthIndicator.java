@@ -1,13 +1,8 @@
 package dev.fencelock.actuate;
 
 import dev.fencelock.LockClient;
-import dev.fencelock.etcd.EtcdLockBackend;
 import dev.fencelock.spi.BackendHealth;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -113,7 +108,7 @@ public final class FenceLockHealthIndicator implements HealthIndicator {
                     .build();
         }
         Health.Builder builder = base(health.up() ? Health.up() : Health.down());
-        health.details().forEach((name, value) -> builder.withDetail(name, detailValue(name, value)));
+        builder.withDetails(health.details());
         // What the operator sees in the fencelock endpoint: this client's locks.
         return builder.withDetail("heldLocks", this.client.heldCount()).build();
     }
@@ -126,27 +121,6 @@ public final class FenceLockHealthIndicator implements HealthIndicator {
     private Health.Builder base(Health.Builder builder) {
         return builder.withDetail("backend", this.client.backend().describe())
                 .withDetail("heldLocks", this.client.heldCount());
-    }
-
-    /** Session leases as a list of plain values, so every JSON mapper renders them the same way. */
-    private static Object detailValue(String name, Object value) {
-        if (!"sessions".equals(name) || !(value instanceof Map<?, ?> sessions)) {
-            return value;
-        }
-        List<Object> leases = new ArrayList<>();
-        sessions.forEach((ttlSeconds, session) -> {
-            if (session instanceof EtcdLockBackend.SessionInfo info) {
-                Map<String, Object> lease = new LinkedHashMap<>();
-                lease.put("leaseId", info.leaseId());
-                lease.put("ttlSeconds", ttlSeconds);
-                lease.put("validForMillis", Math.max(0, info.validFor().toMillis()));
-                lease.put("locks", info.locks());
-                leases.add(lease);
-            } else {
-                leases.add(String.valueOf(session));
-            }
-        });
-        return leases;
     }
 
     /** One check of the store, shared by every caller that arrives while it runs or is fresh. */
@@ -164,7 +138,12 @@ public final class FenceLockHealthIndicator implements HealthIndicator {
             Duration timeout = FenceLockHealthIndicator.this.timeout;
             CompletableFuture<BackendHealth> probe;
             try {
-                probe = FenceLockHealthIndicator.this.client.backend().health(timeout);
+                probe = FenceLockHealthIndicator.this
+                        .client
+                        .administration()
+                        .map(administration -> administration.health(timeout))
+                        .orElseGet(() -> CompletableFuture.failedFuture(new IllegalStateException(
+                                "the lock store offers no health check (it does not implement LockAdministration)")));
             } catch (RuntimeException ex) {
                 probe = CompletableFuture.failedFuture(ex);
             }

@@ -28,8 +28,7 @@ import org.springframework.context.annotation.Import;
 @EnableConfigurationProperties(FenceLockProperties.class)
 @Import({
     LockBackendConfigurations.InMemory.class,
-    LockBackendConfigurations.Etcd.class,
-    LockBackendConfigurations.EtcdClientMissing.class,
+    LockBackendConfigurations.EtcdBackendMissing.class,
     DistributedLockAspectConfiguration.class
 })
 public final class FenceLockAutoConfiguration {

@@ -10,7 +10,7 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
  * Matches the configured {@code fencelock.backend}. It binds the value like the properties do, so
  * {@code in-memory}, {@code IN_MEMORY} and {@code in_memory} all select the same backend.
  */
-abstract class OnLockBackendCondition extends SpringBootCondition {
+public abstract class OnLockBackendCondition extends SpringBootCondition {
 
     private final FenceLockProperties.Backend backend;
 
@@ -27,16 +27,18 @@ abstract class OnLockBackendCondition extends SpringBootCondition {
         return (configured == this.backend) ? ConditionOutcome.match(message) : ConditionOutcome.noMatch(message);
     }
 
-    static final class Etcd extends OnLockBackendCondition {
+    /** Matches {@code fencelock.backend=etcd}, the default. */
+    public static final class Etcd extends OnLockBackendCondition {
 
-        Etcd() {
+        public Etcd() {
             super(FenceLockProperties.Backend.ETCD);
         }
     }
 
-    static final class InMemory extends OnLockBackendCondition {
+    /** Matches {@code fencelock.backend=in-memory}. */
+    public static final class InMemory extends OnLockBackendCondition {
 
-        InMemory() {
+        public InMemory() {
             super(FenceLockProperties.Backend.IN_MEMORY);
         }
     }

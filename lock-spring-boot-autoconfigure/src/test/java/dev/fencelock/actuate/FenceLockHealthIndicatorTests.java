@@ -10,6 +10,7 @@ import dev.fencelock.memory.InMemoryLockBackend;
 import dev.fencelock.spi.AcquireCommand;
 import dev.fencelock.spi.BackendHealth;
 import dev.fencelock.spi.BackendLock;
+import dev.fencelock.spi.LockAdministration;
 import dev.fencelock.spi.LockBackend;
 import dev.fencelock.spi.QueueEntry;
 import java.time.Duration;
@@ -151,7 +152,7 @@ class FenceLockHealthIndicatorTests {
     }
 
     /** The in-memory backend, with health answers a test decides. */
-    private static final class ScriptedHealthBackend implements LockBackend {
+    private static final class ScriptedHealthBackend implements LockBackend, LockAdministration {
 
         private final InMemoryLockBackend delegate = new InMemoryLockBackend();
 
@@ -162,6 +163,11 @@ class FenceLockHealthIndicatorTests {
 
         void answer(Supplier<CompletableFuture<BackendHealth>> answer) {
             this.answer = answer;
+        }
+
+        @Override
+        public String instanceId() {
+            return this.delegate.instanceId();
         }
 
         @Override

@@ -12,17 +12,15 @@ import dev.fencelock.LockEventListener;
 import dev.fencelock.LockLease;
 import dev.fencelock.LockLostException;
 import dev.fencelock.LockRequest;
-import dev.fencelock.ResourceName;
 import dev.fencelock.annotation.DistributedLock;
 import dev.fencelock.annotation.LockNotAcquiredPolicy;
 import dev.fencelock.autoconfigure.FenceLockAutoConfiguration;
+import dev.fencelock.autoconfigure.etcd.FenceLockEtcdAutoConfiguration;
 import dev.fencelock.memory.InMemoryLockBackend;
 import dev.fencelock.memory.InMemoryLockStore;
 import dev.fencelock.spi.AcquireCommand;
-import dev.fencelock.spi.BackendHealth;
 import dev.fencelock.spi.BackendLock;
 import dev.fencelock.spi.LockBackend;
-import dev.fencelock.spi.QueueEntry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,7 +42,8 @@ import org.springframework.context.annotation.Configuration;
 class DistributedLockAspectTests {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, FenceLockAutoConfiguration.class))
+            .withConfiguration(AutoConfigurations.of(
+                    AopAutoConfiguration.class, FenceLockEtcdAutoConfiguration.class, FenceLockAutoConfiguration.class))
             .withPropertyValues("fencelock.backend=in-memory")
             .withUserConfiguration(ServiceConfiguration.class);
 
@@ -364,21 +363,6 @@ class DistributedLockAspectTests {
         public CompletableFuture<Boolean> releaseDeferred(BackendLock lock) {
             this.deferred.incrementAndGet();
             return this.store.release(lock);
-        }
-
-        @Override
-        public CompletableFuture<BackendHealth> health(Duration timeout) {
-            return this.store.health(timeout);
-        }
-
-        @Override
-        public CompletableFuture<List<QueueEntry>> queue(ResourceName resource) {
-            return this.store.queue(resource);
-        }
-
-        @Override
-        public CompletableFuture<java.util.Optional<QueueEntry>> forceRelease(ResourceName resource) {
-            return this.store.forceRelease(resource);
         }
 
         @Override

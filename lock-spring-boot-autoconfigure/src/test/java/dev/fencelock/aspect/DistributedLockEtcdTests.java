@@ -6,6 +6,7 @@ import dev.fencelock.FencingContext;
 import dev.fencelock.LockClient;
 import dev.fencelock.annotation.DistributedLock;
 import dev.fencelock.autoconfigure.FenceLockAutoConfiguration;
+import dev.fencelock.autoconfigure.etcd.FenceLockEtcdAutoConfiguration;
 import dev.fencelock.test.etcd.EtcdClusterExtension;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,7 +37,10 @@ class DistributedLockEtcdTests {
     void instancesContendingForOneKeyShouldRunOneAtATimeWithGrowingTokens() throws Exception {
         CriticalSection section = new CriticalSection();
         ApplicationContextRunner runner = new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, FenceLockAutoConfiguration.class))
+                .withConfiguration(AutoConfigurations.of(
+                        AopAutoConfiguration.class,
+                        FenceLockEtcdAutoConfiguration.class,
+                        FenceLockAutoConfiguration.class))
                 .withPropertyValues("fencelock.etcd.endpoints=" + String.join(",", etcd.endpoints()))
                 .withBean(CriticalSection.class, () -> section)
                 .withBean(Counter.class);

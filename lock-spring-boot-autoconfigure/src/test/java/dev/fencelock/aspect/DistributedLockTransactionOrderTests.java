@@ -7,6 +7,7 @@ import dev.fencelock.LockEventListener;
 import dev.fencelock.LockLease;
 import dev.fencelock.annotation.DistributedLock;
 import dev.fencelock.autoconfigure.FenceLockAutoConfiguration;
+import dev.fencelock.autoconfigure.etcd.FenceLockEtcdAutoConfiguration;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -33,7 +34,8 @@ import org.springframework.transaction.support.DefaultTransactionStatus;
 class DistributedLockTransactionOrderTests {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, FenceLockAutoConfiguration.class))
+            .withConfiguration(AutoConfigurations.of(
+                    AopAutoConfiguration.class, FenceLockEtcdAutoConfiguration.class, FenceLockAutoConfiguration.class))
             .withPropertyValues("fencelock.backend=in-memory")
             .withUserConfiguration(TransactionConfiguration.class);
 

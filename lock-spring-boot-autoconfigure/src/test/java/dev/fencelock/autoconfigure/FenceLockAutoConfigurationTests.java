@@ -7,10 +7,12 @@ import dev.fencelock.LockClient;
 import dev.fencelock.LockLease;
 import dev.fencelock.aspect.DistributedLockAspect;
 import dev.fencelock.aspect.LockKeyResolver;
+import dev.fencelock.autoconfigure.etcd.EtcdConnectionDetails;
+import dev.fencelock.autoconfigure.etcd.FenceLockEtcdAutoConfiguration;
+import dev.fencelock.autoconfigure.etcd.PropertiesEtcdConnectionDetails;
 import dev.fencelock.etcd.EtcdLockBackend;
 import dev.fencelock.memory.InMemoryLockBackend;
 import dev.fencelock.spi.LockBackend;
-import io.etcd.jetcd.Client;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -25,7 +27,10 @@ import org.springframework.core.NestedExceptionUtils;
 class FenceLockAutoConfigurationTests {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, FenceLockAutoConfiguration.class));
+            .withConfiguration(AutoConfigurations.of(
+                    AopAutoConfiguration.class,
+                    FenceLockEtcdAutoConfiguration.class,
+                    FenceLockAutoConfiguration.class));
 
     @Test
     void runByDefaultShouldCreateEtcdBackendClientAndAspect() {
@@ -166,10 +171,10 @@ class FenceLockAutoConfigurationTests {
     }
 
     @Test
-    void runWithEtcdBackendButNoEtcdClientShouldFailClearly() {
-        this.runner.withClassLoader(new FilteredClassLoader(Client.class)).run((context) -> {
+    void runWithEtcdBackendButNoEtcdModuleShouldFailClearly() {
+        this.runner.withClassLoader(new FilteredClassLoader("dev.fencelock.etcd")).run((context) -> {
             assertThat(failure(context))
-                    .hasMessageContaining("io.etcd:jetcd-core")
+                    .hasMessageContaining("dev.fencelock:lock-etcd")
                     .hasMessageContaining("fencelock.backend=in-memory");
         });
     }

@@ -9,6 +9,7 @@ import dev.fencelock.FencingContext.Fence;
 import dev.fencelock.FencingTokenRejectedException;
 import dev.fencelock.LockException;
 import dev.fencelock.autoconfigure.FenceLockAutoConfiguration;
+import dev.fencelock.autoconfigure.etcd.FenceLockEtcdAutoConfiguration;
 import dev.fencelock.autoconfigure.fencing.FenceLockFencingAutoConfiguration;
 import dev.fencelock.autoconfigure.fencing.FenceLockJpaFencingAutoConfiguration;
 import jakarta.persistence.EntityManager;
@@ -127,6 +128,7 @@ class FencingTokenJpaTests {
                         DataSourceAutoConfiguration.class,
                         HibernateJpaAutoConfiguration.class,
                         TransactionAutoConfiguration.class,
+                        FenceLockEtcdAutoConfiguration.class,
                         FenceLockAutoConfiguration.class,
                         FenceLockFencingAutoConfiguration.class,
                         FenceLockJpaFencingAutoConfiguration.class))

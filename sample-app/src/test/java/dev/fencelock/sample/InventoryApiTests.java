@@ -190,7 +190,11 @@ class InventoryApiTests {
         await().atMost(Duration.ofSeconds(10)).until(() -> this.database.fenceToken(resource) > before);
         long appToken = this.database.fenceToken(resource);
 
-        otherInstance.backend().forceRelease(ResourceName.of(resource, 255)).get(5, TimeUnit.SECONDS);
+        otherInstance
+                .administration()
+                .orElseThrow()
+                .forceRelease(ResourceName.of(resource, 255))
+                .get(5, TimeUnit.SECONDS);
         long newerToken;
         try (LockLease lease = otherInstance.acquire(LockRequest.of(resource));
                 FencingContext.Scope fence = FencingContext.open(lease)) {

@@ -3,11 +3,8 @@ package dev.fencelock.autoconfigure.audit;
 import dev.fencelock.LockClient;
 import dev.fencelock.audit.LockAuditLog;
 import dev.fencelock.autoconfigure.FenceLockAutoConfiguration;
-import dev.fencelock.etcd.EtcdLockBackend;
+import dev.fencelock.spi.LockAdministration;
 import dev.fencelock.spi.LockBackend;
-import java.lang.management.ManagementFactory;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -15,7 +12,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
-import org.springframework.util.ClassUtils;
 
 /**
  * Auto-configuration of the audit trail ({@link LockAuditLog} on the {@code dev.fencelock.audit}
@@ -30,9 +26,6 @@ import org.springframework.util.ClassUtils;
 @ConditionalOnBooleanProperty(name = "fencelock.audit.enabled", matchIfMissing = true)
 public final class FenceLockAuditAutoConfiguration {
 
-    private static final boolean ETCD_PRESENT =
-            ClassUtils.isPresent("io.etcd.jetcd.Client", FenceLockAuditAutoConfiguration.class.getClassLoader());
-
     @Bean
     @ConditionalOnMissingBean
     LockAuditLog lockAuditLog(ObjectProvider<LockBackend> backend) {
@@ -41,15 +34,8 @@ public final class FenceLockAuditAutoConfiguration {
     }
 
     private static String instanceId(@Nullable LockBackend backend) {
-        if (ETCD_PRESENT && backend instanceof EtcdLockBackend etcd) {
-            return etcd.instanceId();
-        }
-        String host;
-        try {
-            host = InetAddress.getLocalHost().getHostName();
-        } catch (UnknownHostException ex) {
-            host = "unknown-host";
-        }
-        return host + ":" + ManagementFactory.getRuntimeMXBean().getPid();
+        return (backend instanceof LockAdministration administration)
+                ? administration.instanceId()
+                : LockAdministration.defaultInstanceId();
     }
 }

@@ -10,6 +10,7 @@ import dev.fencelock.LockLease;
 import dev.fencelock.LockRequest;
 import dev.fencelock.audit.LockAuditLog;
 import dev.fencelock.autoconfigure.FenceLockAutoConfiguration;
+import dev.fencelock.autoconfigure.etcd.FenceLockEtcdAutoConfiguration;
 import java.lang.management.ManagementFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -21,8 +22,10 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 class FenceLockAuditAutoConfigurationTests {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(
-                    AutoConfigurations.of(FenceLockAutoConfiguration.class, FenceLockAuditAutoConfiguration.class))
+            .withConfiguration(AutoConfigurations.of(
+                    FenceLockEtcdAutoConfiguration.class,
+                    FenceLockAutoConfiguration.class,
+                    FenceLockAuditAutoConfiguration.class))
             .withPropertyValues("fencelock.backend=in-memory");
 
     private final ListAppender<ILoggingEvent> audit = new ListAppender<>();

@@ -9,6 +9,7 @@ import dev.fencelock.LockRequest;
 import dev.fencelock.actuate.FenceLockEndpoint;
 import dev.fencelock.autoconfigure.FenceLockAutoConfiguration;
 import dev.fencelock.autoconfigure.audit.FenceLockAuditAutoConfiguration;
+import dev.fencelock.autoconfigure.etcd.FenceLockEtcdAutoConfiguration;
 import java.util.List;
 import java.util.Map;
 import org.assertj.core.api.InstanceOfAssertFactories;
@@ -30,6 +31,7 @@ class FenceLockEndpointAutoConfigurationTests {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(
+                    FenceLockEtcdAutoConfiguration.class,
                     FenceLockAutoConfiguration.class,
                     FenceLockAuditAutoConfiguration.class,
                     FenceLockEndpointAutoConfiguration.class))

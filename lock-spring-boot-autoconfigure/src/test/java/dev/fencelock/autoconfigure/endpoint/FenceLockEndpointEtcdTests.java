@@ -13,6 +13,7 @@ import dev.fencelock.actuate.FenceLockEndpoint;
 import dev.fencelock.audit.LockAuditLog;
 import dev.fencelock.autoconfigure.FenceLockAutoConfiguration;
 import dev.fencelock.autoconfigure.audit.FenceLockAuditAutoConfiguration;
+import dev.fencelock.autoconfigure.etcd.FenceLockEtcdAutoConfiguration;
 import dev.fencelock.etcd.EtcdLockBackend;
 import dev.fencelock.test.etcd.EtcdClusterExtension;
 import java.time.Duration;
@@ -49,6 +50,7 @@ class FenceLockEndpointEtcdTests {
     void forceReleaseShouldHandTheLockToTheWaiterWithALargerToken() {
         ApplicationContextRunner runner = new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(
+                        FenceLockEtcdAutoConfiguration.class,
                         FenceLockAutoConfiguration.class,
                         FenceLockAuditAutoConfiguration.class,
                         FenceLockEndpointAutoConfiguration.class))

@@ -7,6 +7,7 @@ import dev.fencelock.FencingContext;
 import dev.fencelock.FencingTokenRejectedException;
 import dev.fencelock.audit.LockAuditLog;
 import dev.fencelock.autoconfigure.FenceLockAutoConfiguration;
+import dev.fencelock.autoconfigure.etcd.FenceLockEtcdAutoConfiguration;
 import dev.fencelock.jdbc.FenceGuard;
 import dev.fencelock.jdbc.FencedDataSource;
 import dev.fencelock.jpa.FencingStatementInspector;
@@ -35,6 +36,7 @@ class FenceLockFencingAutoConfigurationTests {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(
+                    FenceLockEtcdAutoConfiguration.class,
                     FenceLockAutoConfiguration.class,
                     FenceLockFencingAutoConfiguration.class,
                     FenceLockJpaFencingAutoConfiguration.class))

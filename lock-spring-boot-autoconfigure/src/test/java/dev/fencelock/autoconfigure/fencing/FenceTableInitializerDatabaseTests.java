@@ -3,6 +3,7 @@ package dev.fencelock.autoconfigure.fencing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencelock.autoconfigure.FenceLockAutoConfiguration;
+import dev.fencelock.autoconfigure.etcd.FenceLockEtcdAutoConfiguration;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -15,8 +16,10 @@ import org.springframework.jdbc.core.JdbcTemplate;
 class FenceTableInitializerDatabaseTests {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(
-                    AutoConfigurations.of(FenceLockAutoConfiguration.class, FenceLockFencingAutoConfiguration.class))
+            .withConfiguration(AutoConfigurations.of(
+                    FenceLockEtcdAutoConfiguration.class,
+                    FenceLockAutoConfiguration.class,
+                    FenceLockFencingAutoConfiguration.class))
             .withPropertyValues("fencelock.backend=in-memory");
 
     @ParameterizedTest

@@ -7,6 +7,7 @@ import dev.fencelock.FencingTokenRejectedException;
 import dev.fencelock.LockLostException;
 import dev.fencelock.annotation.DistributedLock;
 import dev.fencelock.autoconfigure.FenceLockAutoConfiguration;
+import dev.fencelock.autoconfigure.etcd.FenceLockEtcdAutoConfiguration;
 import dev.fencelock.test.etcd.EtcdClusterExtension;
 import dev.fencelock.test.fault.FaultProxy;
 import java.time.Duration;
@@ -78,6 +79,7 @@ class FencedCounterEtcdTests {
             ApplicationContextRunner runner = new ApplicationContextRunner()
                     .withConfiguration(AutoConfigurations.of(
                             AopAutoConfiguration.class,
+                            FenceLockEtcdAutoConfiguration.class,
                             FenceLockAutoConfiguration.class,
                             FenceLockFencingAutoConfiguration.class))
                     .withUserConfiguration(CounterConfiguration.class)

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencelock.actuate.FenceLockHealthIndicator;
 import dev.fencelock.autoconfigure.FenceLockAutoConfiguration;
+import dev.fencelock.autoconfigure.etcd.FenceLockEtcdAutoConfiguration;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.autoconfigure.contributor.HealthContributorAutoConfiguration;
@@ -19,6 +20,7 @@ class FenceLockHealthContributorAutoConfigurationTests {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(
+                    FenceLockEtcdAutoConfiguration.class,
                     FenceLockAutoConfiguration.class,
                     FenceLockHealthContributorAutoConfiguration.class,
                     HealthContributorAutoConfiguration.class,
@@ -72,7 +74,9 @@ class FenceLockHealthContributorAutoConfigurationTests {
     void runWithoutHealthModuleShouldNotCreateIndicator() {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(
-                        FenceLockAutoConfiguration.class, FenceLockHealthContributorAutoConfiguration.class))
+                        FenceLockEtcdAutoConfiguration.class,
+                        FenceLockAutoConfiguration.class,
+                        FenceLockHealthContributorAutoConfiguration.class))
                 .withPropertyValues("fencelock.backend=in-memory")
                 .withClassLoader(new FilteredClassLoader(HealthIndicator.class))
                 .run((context) -> assertThat(context).doesNotHaveBean(FenceLockHealthIndicator.class));

@@ -8,6 +8,7 @@ import dev.fencelock.LockLease;
 import dev.fencelock.LockRequest;
 import dev.fencelock.actuate.FenceLockHealthIndicator;
 import dev.fencelock.autoconfigure.FenceLockAutoConfiguration;
+import dev.fencelock.autoconfigure.etcd.FenceLockEtcdAutoConfiguration;
 import dev.fencelock.test.etcd.EtcdClusterExtension;
 import dev.fencelock.test.etcd.EtcdMember;
 import java.time.Duration;
@@ -37,7 +38,9 @@ class FenceLockHealthEtcdTests {
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(
-                        FenceLockAutoConfiguration.class, FenceLockHealthContributorAutoConfiguration.class))
+                        FenceLockEtcdAutoConfiguration.class,
+                        FenceLockAutoConfiguration.class,
+                        FenceLockHealthContributorAutoConfiguration.class))
                 .withPropertyValues(
                         "fencelock.etcd.endpoints=" + etcd.cluster().endpointsCsv(),
                         "fencelock.etcd.request-timeout=2s",

@@ -11,6 +11,7 @@ import dev.fencelock.LockLease;
 import dev.fencelock.LockRequest;
 import dev.fencelock.ResourceName;
 import dev.fencelock.autoconfigure.FenceLockAutoConfiguration;
+import dev.fencelock.autoconfigure.etcd.FenceLockEtcdAutoConfiguration;
 import dev.fencelock.metrics.LockMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.distribution.HistogramSnapshot;
@@ -34,6 +35,7 @@ class FenceLockMetricsAutoConfigurationTests {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(
+                    FenceLockEtcdAutoConfiguration.class,
                     FenceLockAutoConfiguration.class,
                     FenceLockMetricsAutoConfiguration.class,
                     MetricsAutoConfiguration.class))
@@ -119,7 +121,10 @@ class FenceLockMetricsAutoConfigurationTests {
             LockClient client = context.getBean(LockClient.class);
             MeterRegistry registry = context.getBean(MeterRegistry.class);
             LockLease lease = client.acquire(request("order:4"));
-            client.backend().forceRelease(ResourceName.of("order:4", 255)).get(5, TimeUnit.SECONDS);
+            client.administration()
+                    .orElseThrow()
+                    .forceRelease(ResourceName.of("order:4", 255))
+                    .get(5, TimeUnit.SECONDS);
             await().atMost(Duration.ofSeconds(5))
                     .until(() -> registry.find("fencelock.lost")
                                     .tag("lock", "orders")
@@ -176,6 +181,7 @@ class FenceLockMetricsAutoConfigurationTests {
     void prometheusScrapeShouldShowEveryMeterUnderTheNamesTheDashboardQueries() {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(
+                        FenceLockEtcdAutoConfiguration.class,
                         FenceLockAutoConfiguration.class,
                         FenceLockMetricsAutoConfiguration.class,
                         MetricsAutoConfiguration.class))
@@ -199,7 +205,8 @@ class FenceLockMetricsAutoConfigurationTests {
                                 .contains("fencelock_active 1.0\n");
                     }
                     LockLease lost = client.acquire(request("order:9"));
-                    client.backend()
+                    client.administration()
+                            .orElseThrow()
                             .forceRelease(ResourceName.of("order:9", 255))
                             .get(5, TimeUnit.SECONDS);
                     await().atMost(Duration.ofSeconds(5)).until(() -> !lost.isValid());
@@ -228,6 +235,7 @@ class FenceLockMetricsAutoConfigurationTests {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(
                         FenceLockMetricsAutoConfiguration.class,
+                        FenceLockEtcdAutoConfiguration.class,
                         FenceLockAutoConfiguration.class,
                         MetricsAutoConfiguration.class,
                         CompositeMeterRegistryAutoConfiguration.class,
@@ -248,7 +256,9 @@ class FenceLockMetricsAutoConfigurationTests {
     void runWithoutMeterRegistryShouldNotCreateMetrics() {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(
-                        FenceLockAutoConfiguration.class, FenceLockMetricsAutoConfiguration.class))
+                        FenceLockEtcdAutoConfiguration.class,
+                        FenceLockAutoConfiguration.class,
+                        FenceLockMetricsAutoConfiguration.class))
                 .withPropertyValues("fencelock.backend=in-memory")
                 .run((context) -> {
                     assertThat(context).hasSingleBean(LockClient.class);

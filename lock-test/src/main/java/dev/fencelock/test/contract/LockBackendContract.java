@@ -160,12 +160,17 @@ public abstract class LockBackendContract {
                 .waitTimeout(patience())
                 .build());
         await().atMost(patience()).until(() -> keysOf(resource) == 2);
-        List<QueueEntry> queue = operator.backend().queue(name).get(patience().toSeconds(), TimeUnit.SECONDS);
+        List<QueueEntry> queue = operator.administration()
+                .orElseThrow()
+                .queue(name)
+                .get(patience().toSeconds(), TimeUnit.SECONDS);
         assertThat(queue).extracting(QueueEntry::requestId).containsExactly("holder-1", "waiter-1");
         assertThat(queue.get(0).fencingToken()).isEqualTo(held.fencingToken());
 
-        Optional<QueueEntry> removed =
-                operator.backend().forceRelease(name).get(patience().toSeconds(), TimeUnit.SECONDS);
+        Optional<QueueEntry> removed = operator.administration()
+                .orElseThrow()
+                .forceRelease(name)
+                .get(patience().toSeconds(), TimeUnit.SECONDS);
         assertThat(removed).map(QueueEntry::requestId).contains("holder-1");
         LockLease successor = next.get(patience().toSeconds(), TimeUnit.SECONDS);
         assertThat(successor.fencingToken()).isGreaterThan(held.fencingToken());
@@ -177,8 +182,10 @@ public abstract class LockBackendContract {
 
     @Test
     void healthIsUpWhileTheStoreAnswers() throws Exception {
-        BackendHealth health =
-                client().backend().health(Duration.ofSeconds(5)).get(patience().toSeconds(), TimeUnit.SECONDS);
+        BackendHealth health = client().administration()
+                .orElseThrow()
+                .health(Duration.ofSeconds(5))
+                .get(patience().toSeconds(), TimeUnit.SECONDS);
         assertThat(health.up()).isTrue();
     }
 

@@ -1,0 +1,55 @@
+package dev.fencelock.autoconfigure.etcd;
+
+import dev.fencelock.LockClient;
+import dev.fencelock.autoconfigure.FenceLockAutoConfiguration;
+import dev.fencelock.autoconfigure.FenceLockProperties;
+import dev.fencelock.autoconfigure.OnLockBackendCondition;
+import dev.fencelock.etcd.EtcdLockBackend;
+import dev.fencelock.spi.LockBackend;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+
+/**
+ * The etcd {@link LockBackend} for {@code fencelock.backend=etcd} (the default), from {@link
+ * EtcdConnectionDetails} and {@code fencelock.etcd.*}. Backs off when the application defines its
+ * own {@link LockBackend} or {@link LockClient}.
+ */
+@AutoConfiguration(before = FenceLockAutoConfiguration.class)
+@ConditionalOnBooleanProperty(name = "fencelock.enabled", matchIfMissing = true)
+@ConditionalOnClass(EtcdLockBackend.class)
+@Conditional(OnLockBackendCondition.Etcd.class)
+@EnableConfigurationProperties(FenceLockProperties.class)
+public final class FenceLockEtcdAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean(EtcdConnectionDetails.class)
+    PropertiesEtcdConnectionDetails fenceLockEtcdConnectionDetails(FenceLockProperties properties) {
+        return new PropertiesEtcdConnectionDetails(properties.getEtcd());
+    }
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean({LockBackend.class, LockClient.class})
+    EtcdLockBackend etcdLockBackend(FenceLockProperties properties, EtcdConnectionDetails connectionDetails) {
+        FenceLockProperties.Etcd etcd = properties.getEtcd();
+        EtcdLockBackend.Builder builder = EtcdLockBackend.builder()
+                .endpoints(connectionDetails.getEndpoints())
+                .namespace(properties.getNamespace())
+                .connectTimeout(etcd.getConnectTimeout())
+                .requestTimeout(etcd.getRequestTimeout())
+                .attemptTimeout(etcd.getAttemptTimeout());
+        String username = connectionDetails.getUsername();
+        String password = connectionDetails.getPassword();
+        if (username != null && password != null) {
+            builder.credentials(username, password);
+        }
+        if (etcd.getTls().isEnabled()) {
+            builder.customizeClient(new EtcdClientTls(etcd.getTls()));
+        }
+        return builder.build();
+    }
+}

@@ -1,0 +1,55 @@
+package dev.fencelock.architecture;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.junit.AnalyzeClasses;
+import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchRule;
+
+/**
+ * What Maven's module graph cannot say about every FenceLock module on this class path (core,
+ * etcd, JDBC, JPA, Micrometer, the test kit and the Spring layer): the Spring layer reaches
+ * backends only through the SPI, and no package depends on another in a cycle.
+ */
+@AnalyzeClasses(packages = "dev.fencelock", importOptions = ImportOption.DoNotIncludeTests.class)
+class ModuleBoundariesTests {
+
+    @ArchTest
+    static final ArchRule onlyTheEtcdAutoConfigurationKnowsTheEtcdBackend = noClasses()
+            .that()
+            .resideOutsideOfPackages("dev.fencelock.etcd..", "dev.fencelock.autoconfigure.etcd..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAPackage("dev.fencelock.etcd..");
+
+    @ArchTest
+    static final ArchRule jetcdStaysInsideTheEtcdModules = noClasses()
+            .that()
+            .resideOutsideOfPackages("dev.fencelock.etcd..", "dev.fencelock.autoconfigure.etcd..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAPackage("io.etcd..");
+
+    @ArchTest
+    static final ArchRule springStaysInTheSpringLayer = noClasses()
+            .that()
+            .resideInAnyPackage(
+                    "dev.fencelock",
+                    "dev.fencelock.spi..",
+                    "dev.fencelock.memory..",
+                    "dev.fencelock.audit..",
+                    "dev.fencelock.etcd..",
+                    "dev.fencelock.jdbc..",
+                    "dev.fencelock.jpa..",
+                    "dev.fencelock.metrics..",
+                    "dev.fencelock.test..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAPackage("org.springframework..");
+
+    @ArchTest
+    static final ArchRule packagesHaveNoCycles =
+            slices().matching("dev.fencelock.(**)").should().beFreeOfCycles();
+}
