@@ -172,11 +172,13 @@ class FenceLockAutoConfigurationTests {
 
     @Test
     void runWithEtcdBackendButNoEtcdModuleShouldFailClearly() {
-        this.runner.withClassLoader(new FilteredClassLoader("dev.fencelock.etcd")).run((context) -> {
-            assertThat(failure(context))
-                    .hasMessageContaining("dev.fencelock:lock-etcd")
-                    .hasMessageContaining("fencelock.backend=in-memory");
-        });
+        this.runner
+                .withClassLoader(new FilteredClassLoader("dev.fencelock.etcd"))
+                .run((context) -> {
+                    assertThat(failure(context))
+                            .hasMessageContaining("dev.fencelock:lock-etcd")
+                            .hasMessageContaining("fencelock.backend=in-memory");
+                });
     }
 
     @Test
