@@ -8,6 +8,7 @@ import dev.fencelock.InvalidLockKeyException;
 import dev.fencelock.LockAcquisitionTimeoutException;
 import dev.fencelock.LockBackendUnavailableException;
 import dev.fencelock.LockClient;
+import dev.fencelock.LockClientBuilder;
 import dev.fencelock.LockLease;
 import dev.fencelock.LockLostException;
 import dev.fencelock.LockQueueFullException;
@@ -53,7 +54,7 @@ public abstract class LockBackendContract {
      * A new client on the shared store, as a separate application instance would have. The
      * customizer adjusts the client's settings.
      */
-    protected abstract LockClient createClient(Consumer<LockClient.Builder> customizer);
+    protected abstract LockClient createClient(Consumer<LockClientBuilder> customizer);
 
     /** Makes {@code client} stop renewing its leases, as if its process froze; it cannot reach the store. */
     protected abstract void freezeRenewals(LockClient client);
@@ -99,7 +100,7 @@ public abstract class LockBackendContract {
         return client(builder -> {});
     }
 
-    protected final LockClient client(Consumer<LockClient.Builder> customizer) {
+    protected final LockClient client(Consumer<LockClientBuilder> customizer) {
         LockClient client = createClient(customizer);
         this.clients.add(client);
         return client;
