@@ -1,6 +1,7 @@
 package dev.fencelock.etcd;
 
 import dev.fencelock.LockClient;
+import dev.fencelock.LockClientBuilder;
 import dev.fencelock.test.contract.LockBackendContract;
 import dev.fencelock.test.etcd.EtcdClusterExtension;
 import dev.fencelock.test.fault.FaultProxy;
@@ -59,7 +60,7 @@ class EtcdLockBackendContractTest extends LockBackendContract {
     }
 
     @Override
-    protected LockClient createClient(Consumer<LockClient.Builder> customizer) {
+    protected LockClient createClient(Consumer<LockClientBuilder> customizer) {
         int member = this.proxies.size() % etcd.cluster().size();
         FaultProxy proxy = FaultProxy.forEndpoint(etcd.cluster().member(member).clientEndpoint());
         EtcdLockBackend backend = EtcdLockBackend.builder()
@@ -68,7 +69,7 @@ class EtcdLockBackendContractTest extends LockBackendContract {
                 // Frequent re-checks race the watch and the timeouts more often: races show up here.
                 .recheckInterval(Duration.ofMillis(20))
                 .build();
-        LockClient.Builder builder = LockClient.builder(backend);
+        LockClientBuilder builder = LockClient.builder(backend);
         customizer.accept(builder);
         LockClient client = builder.build();
         this.proxies.put(client, proxy);

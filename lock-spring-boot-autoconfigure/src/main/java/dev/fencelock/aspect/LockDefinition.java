@@ -1,6 +1,6 @@
 package dev.fencelock.aspect;
 
-import dev.fencelock.LockClient;
+import dev.fencelock.LockClientSettings;
 import dev.fencelock.annotation.DistributedLock;
 import dev.fencelock.annotation.LockNotAcquiredPolicy;
 import java.lang.reflect.Method;
@@ -75,7 +75,7 @@ final class LockDefinition {
             Method method,
             DistributedLock annotation,
             PropertyResolver placeholders,
-            LockClient.Settings bounds,
+            LockClientSettings bounds,
             LockKeyResolver keyResolver) {
         boolean hasName = StringUtils.hasLength(annotation.name());
         boolean hasKey = StringUtils.hasLength(annotation.key());

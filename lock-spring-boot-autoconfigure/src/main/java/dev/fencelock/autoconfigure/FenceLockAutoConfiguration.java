@@ -1,6 +1,7 @@
 package dev.fencelock.autoconfigure;
 
 import dev.fencelock.LockClient;
+import dev.fencelock.LockClientBuilder;
 import dev.fencelock.LockEventListener;
 import dev.fencelock.spi.LockBackend;
 import java.util.List;
@@ -37,7 +38,7 @@ public final class FenceLockAutoConfiguration {
     @ConditionalOnMissingBean
     LockClient lockClient(
             LockBackend backend, FenceLockProperties properties, ObjectProvider<LockEventListener> eventListeners) {
-        LockClient.Builder builder = LockClient.builder(backend)
+        LockClientBuilder builder = LockClient.builder(backend)
                 .defaultLeaseTtl(properties.getLeaseTtl())
                 .defaultWaitTimeout(properties.getWaitTimeout())
                 .maxLeaseTtl(properties.getMaxLeaseTtl())

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 import dev.fencelock.LockClient;
+import dev.fencelock.LockClientSettings;
 import dev.fencelock.LockLease;
 import dev.fencelock.aspect.DistributedLockAspect;
 import dev.fencelock.aspect.LockKeyResolver;
@@ -13,6 +14,7 @@ import dev.fencelock.autoconfigure.etcd.PropertiesEtcdConnectionDetails;
 import dev.fencelock.etcd.EtcdLockBackend;
 import dev.fencelock.memory.InMemoryLockBackend;
 import dev.fencelock.spi.LockBackend;
+import io.etcd.jetcd.Client;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -59,7 +61,7 @@ class FenceLockAutoConfigurationTests {
                         "fencelock.max-waiters-per-resource=7",
                         "fencelock.max-resource-length=64")
                 .run((context) -> {
-                    LockClient.Settings settings =
+                    LockClientSettings settings =
                             context.getBean(LockClient.class).settings();
                     assertThat(settings.defaultLeaseTtl()).hasSeconds(20);
                     assertThat(settings.defaultWaitTimeout()).hasSeconds(3);

@@ -1,6 +1,7 @@
 package dev.fencelock.docs;
 
 import dev.fencelock.LockClient;
+import dev.fencelock.LockClientBuilder;
 import dev.fencelock.memory.InMemoryLockBackend;
 import dev.fencelock.memory.InMemoryLockStore;
 import dev.fencelock.test.contract.LockBackendContract;
@@ -15,8 +16,8 @@ class InMemoryContractExample extends LockBackendContract {
     private static final InMemoryLockStore store = new InMemoryLockStore();
 
     @Override
-    protected LockClient createClient(Consumer<LockClient.Builder> customizer) {
-        LockClient.Builder builder = LockClient.builder(InMemoryLockBackend.sharing(store));
+    protected LockClient createClient(Consumer<LockClientBuilder> customizer) {
+        LockClientBuilder builder = LockClient.builder(InMemoryLockBackend.sharing(store));
         customizer.accept(builder);
         return builder.build();
     }

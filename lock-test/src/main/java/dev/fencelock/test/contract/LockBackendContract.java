@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 
 import dev.fencelock.InvalidLockKeyException;
 import dev.fencelock.LockAcquisitionTimeoutException;
-import dev.fencelock.LockBackendUnavailableException;
 import dev.fencelock.LockClient;
 import dev.fencelock.LockLease;
 import dev.fencelock.LockLostException;
@@ -17,23 +16,13 @@ import dev.fencelock.spi.BackendHealth;
 import dev.fencelock.spi.QueueEntry;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Consumer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
 
 /**
  * The behaviour every {@link dev.fencelock.spi.LockBackend} must show. A backend is done when a
@@ -42,72 +31,12 @@ import org.junit.jupiter.api.TestInfo;
  *
  * <p>Each test uses resource names unique to the test, so a shared store needs no cleaning
  * between tests; every test checks that it leaves no key behind where that is the point.
+ *
+ * <p>The tests under contention are in {@link LockContentionContract}, the hooks a subclass
+ * supplies in {@link LockBackendContractSupport}; this class inherits both, so extending it runs
+ * every contract test.
  */
-public abstract class LockBackendContract {
-
-    private final List<LockClient> clients = new CopyOnWriteArrayList<>();
-
-    private String prefix = "t";
-
-    /**
-     * A new client on the shared store, as a separate application instance would have. The
-     * customizer adjusts the client's settings.
-     */
-    protected abstract LockClient createClient(Consumer<LockClient.Builder> customizer);
-
-    /** Makes {@code client} stop renewing its leases, as if its process froze; it cannot reach the store. */
-    protected abstract void freezeRenewals(LockClient client);
-
-    /** Number of keys (holders and waiters) the store has for {@code resource}. */
-    protected abstract int keysOf(String resource);
-
-    /** The shortest lease TTL the store honours quickly; etcd's minimum is about two seconds. */
-    protected Duration shortLeaseTtl() {
-        return Duration.ofSeconds(2);
-    }
-
-    /** How long the store may take for anything these tests await. */
-    protected Duration patience() {
-        return Duration.ofSeconds(20);
-    }
-
-    /** Lock cycles per thread in the mutual-exclusion fuzz. */
-    protected int fuzzIterations() {
-        return 40;
-    }
-
-    @BeforeEach
-    void namePrefix(TestInfo info) {
-        this.prefix = info.getTestMethod().map(m -> m.getName()).orElse("t") + "-" + System.nanoTime();
-    }
-
-    @AfterEach
-    void closeClients() {
-        beforeClientsClose();
-        this.clients.forEach(LockClient::close);
-        this.clients.clear();
-        afterClientsClosed();
-    }
-
-    /** Runs before the test's clients close; undo faults here so they can release their leases. */
-    protected void beforeClientsClose() {}
-
-    /** Runs after the test's clients closed; stop per-test infrastructure here. */
-    protected void afterClientsClosed() {}
-
-    protected final LockClient client() {
-        return client(builder -> {});
-    }
-
-    protected final LockClient client(Consumer<LockClient.Builder> customizer) {
-        LockClient client = createClient(customizer);
-        this.clients.add(client);
-        return client;
-    }
-
-    protected final String resource(String name) {
-        return this.prefix + ":" + name;
-    }
+public abstract class LockBackendContract extends LockContentionContract {
 
     @Test
     void acquireReleaseHandsTheLockOn() {
@@ -187,186 +116,6 @@ public abstract class LockBackendContract {
                 .health(Duration.ofSeconds(5))
                 .get(patience().toSeconds(), TimeUnit.SECONDS);
         assertThat(health.up()).isTrue();
-    }
-
-    @Test
-    void mutualExclusionHoldsUnderConcurrentIncrements() throws Exception {
-        List<LockClient> contenders = List.of(client(), client());
-        String resource = resource("counter");
-        int threads = 6;
-        int iterations = fuzzIterations();
-        AtomicInteger inside = new AtomicInteger();
-        AtomicInteger overlaps = new AtomicInteger();
-        AtomicLong lastToken = new AtomicLong();
-        AtomicInteger tokenRegressions = new AtomicInteger();
-        int[] counter = {0};
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        try {
-            List<CompletableFuture<Void>> done = new ArrayList<>();
-            for (int t = 0; t < threads; t++) {
-                LockClient client = contenders.get(t % contenders.size());
-                done.add(CompletableFuture.runAsync(
-                        () -> {
-                            for (int i = 0; i < iterations; i++) {
-                                try (LockLease lease = client.acquire(LockRequest.builder(resource)
-                                        .waitTimeout(patience())
-                                        .build())) {
-                                    if (inside.incrementAndGet() != 1) {
-                                        overlaps.incrementAndGet();
-                                    }
-                                    if (lease.fencingToken() <= lastToken.get()) {
-                                        tokenRegressions.incrementAndGet();
-                                    }
-                                    lastToken.set(lease.fencingToken());
-                                    int read = counter[0];
-                                    Thread.yield();
-                                    counter[0] = read + 1;
-                                    inside.decrementAndGet();
-                                }
-                            }
-                        },
-                        pool));
-            }
-            CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).get(5, TimeUnit.MINUTES);
-        } finally {
-            pool.shutdownNow();
-        }
-        assertThat(overlaps.get()).as("times two holders were inside at once").isZero();
-        assertThat(tokenRegressions.get()).as("tokens that did not grow").isZero();
-        assertThat(counter[0]).isEqualTo(threads * iterations);
-        await().atMost(patience()).until(() -> keysOf(resource) == 0);
-    }
-
-    @Test
-    void everyGrantedLockStaysHeldUntilItsHolderReleasesIt() throws Exception {
-        // Many resources, several threads per client: a lock must never be released behind its
-        // holder's back (for instance by a second internal path that also found it free).
-        List<LockClient> contenders = List.of(client(), client());
-        int threads = 6;
-        int resources = 12;
-        AtomicInteger invalidInside = new AtomicInteger();
-        AtomicInteger failedReleases = new AtomicInteger();
-        AtomicInteger cycles = new AtomicInteger();
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        try {
-            List<CompletableFuture<Void>> done = new ArrayList<>();
-            for (int t = 0; t < threads; t++) {
-                LockClient client = contenders.get(t % contenders.size());
-                int offset = t;
-                done.add(CompletableFuture.runAsync(
-                        () -> {
-                            for (int i = 0; i < fuzzIterations(); i++) {
-                                String name = resource("r" + ((i + offset) % resources));
-                                LockLease lease = client.acquire(LockRequest.builder(name)
-                                        .waitTimeout(patience())
-                                        .build());
-                                Thread.yield();
-                                if (!lease.isValid()) {
-                                    invalidInside.incrementAndGet();
-                                }
-                                if (!lease.release()) {
-                                    failedReleases.incrementAndGet();
-                                }
-                                cycles.incrementAndGet();
-                            }
-                        },
-                        pool));
-            }
-            CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).get(5, TimeUnit.MINUTES);
-        } finally {
-            pool.shutdownNow();
-        }
-        assertThat(cycles.get()).isEqualTo(threads * fuzzIterations());
-        assertThat(invalidInside.get())
-                .as("locks that stopped being valid while held")
-                .isZero();
-        assertThat(failedReleases.get())
-                .as("releases of a lock that was no longer held")
-                .isZero();
-    }
-
-    @Test
-    void shortWaitTimeoutsUnderContentionNeverMakeTwoHolders() throws Exception {
-        // Timeouts that expire while the lock is being handed over must either hand the lock to the
-        // caller or clean up, never both.
-        List<LockClient> contenders = List.of(client(), client());
-        String resource = resource("timeouts");
-        int threads = 8;
-        AtomicInteger inside = new AtomicInteger();
-        AtomicInteger overlaps = new AtomicInteger();
-        AtomicInteger acquired = new AtomicInteger();
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(6);
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        try {
-            List<CompletableFuture<Void>> done = new ArrayList<>();
-            for (int t = 0; t < threads; t++) {
-                LockClient client = contenders.get(t % contenders.size());
-                long wait = 10 + 10L * t;
-                done.add(CompletableFuture.runAsync(
-                        () -> {
-                            for (int i = 0; i < 500 && System.nanoTime() < end; i++) {
-                                LockLease lease;
-                                try {
-                                    lease = client.acquire(LockRequest.builder(resource)
-                                            .waitTimeout(Duration.ofMillis(wait))
-                                            .build());
-                                } catch (LockAcquisitionTimeoutException | LockBackendUnavailableException notNow) {
-                                    // Busy, or the wait was too short for the round trip: not acquired.
-                                    continue;
-                                }
-                                if (inside.incrementAndGet() != 1) {
-                                    overlaps.incrementAndGet();
-                                }
-                                Thread.yield();
-                                if (!lease.isValid()) {
-                                    overlaps.incrementAndGet();
-                                }
-                                inside.decrementAndGet();
-                                lease.release();
-                                acquired.incrementAndGet();
-                            }
-                        },
-                        pool));
-            }
-            CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).get(2, TimeUnit.MINUTES);
-        } finally {
-            pool.shutdownNow();
-        }
-        assertThat(acquired.get()).isPositive();
-        assertThat(overlaps.get())
-                .as("two holders, or a holder whose lock was taken away")
-                .isZero();
-        await().atMost(patience()).until(() -> keysOf(resource) == 0);
-    }
-
-    @Test
-    void waitersAreServedInArrivalOrder() throws Exception {
-        LockClient holderClient = client();
-        String resource = resource("fifo");
-        LockLease holder = holderClient.acquire(LockRequest.of(resource));
-        List<String> order = Collections.synchronizedList(new ArrayList<>());
-        List<Long> tokens = Collections.synchronizedList(new ArrayList<>());
-        List<CompletableFuture<Void>> waiters = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            LockClient waiterClient = client();
-            String name = "w" + i;
-            waiters.add(waiterClient
-                    .acquireAsync(LockRequest.builder(resource)
-                            .waitTimeout(patience())
-                            .build())
-                    .thenAcceptAsync(lease -> {
-                        order.add(name);
-                        tokens.add(lease.fencingToken());
-                        lease.release();
-                    }));
-            int expected = i + 2;
-            await().atMost(patience()).until(() -> keysOf(resource) == expected);
-        }
-        holder.release();
-        CompletableFuture.allOf(waiters.toArray(CompletableFuture[]::new))
-                .get(patience().toSeconds(), TimeUnit.SECONDS);
-        assertThat(order).containsExactly("w0", "w1", "w2");
-        assertThat(tokens).isSorted().doesNotHaveDuplicates().allMatch(t -> t > holder.fencingToken());
     }
 
     @Test

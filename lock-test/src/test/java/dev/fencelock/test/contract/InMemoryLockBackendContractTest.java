@@ -1,6 +1,7 @@
 package dev.fencelock.test.contract;
 
 import dev.fencelock.LockClient;
+import dev.fencelock.LockClientBuilder;
 import dev.fencelock.memory.InMemoryLockBackend;
 import dev.fencelock.memory.InMemoryLockStore;
 import java.time.Duration;
@@ -18,8 +19,8 @@ class InMemoryLockBackendContractTest extends LockBackendContract {
     }
 
     @Override
-    protected LockClient createClient(Consumer<LockClient.Builder> customizer) {
-        LockClient.Builder builder = LockClient.builder(InMemoryLockBackend.sharing(store));
+    protected LockClient createClient(Consumer<LockClientBuilder> customizer) {
+        LockClientBuilder builder = LockClient.builder(InMemoryLockBackend.sharing(store));
         customizer.accept(builder);
         return builder.build();
     }

@@ -1,0 +1,92 @@
+package dev.fencelock;
+
+import dev.fencelock.spi.BackendLock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The acquisitions of one client by resource and request id: what lets the same request id
+ * re-enter a lock without a store call, and what the client lists as held.
+ */
+final class Acquisitions {
+
+    private final ConcurrentHashMap<String, Acquisition> byKey = new ConcurrentHashMap<>();
+
+    /** The still valid acquisition of {@code requestId} on {@code resource} with one hold more, if there is one. */
+    @Nullable
+    Acquisition reenter(ResourceName resource, String requestId) {
+        Acquisition existing = this.byKey.get(key(resource, requestId));
+        if (existing != null && existing.lock().isValid() && existing.addHold()) {
+            return existing;
+        }
+        return null;
+    }
+
+    /** The acquisition of a lock the backend granted, with one hold more: the known one, or a new one. */
+    Acquisition register(BackendLock lock, String lockName) {
+        String key = key(lock.resource(), lock.requestId());
+        while (true) {
+            Acquisition acquisition = this.byKey.compute(
+                    key,
+                    (k, current) ->
+                            (current != null && current.lock() == lock) ? current : new Acquisition(lock, lockName));
+            if (acquisition.addHold()) {
+                return acquisition;
+            }
+            // The entry was emptied by a concurrent release of its last hold; start a fresh one.
+            this.byKey.remove(key, acquisition);
+        }
+    }
+
+    /** Drops one hold of {@code acquisition}; after the last one it is forgotten and this returns {@code true}. */
+    boolean dropHold(Acquisition acquisition) {
+        if (!acquisition.dropHold()) {
+            return false;
+        }
+        BackendLock lock = acquisition.lock();
+        this.byKey.remove(key(lock.resource(), lock.requestId()), acquisition);
+        return true;
+    }
+
+    /** The acquisitions whose lock is still valid, as operators see them. */
+    List<LockClient.HeldLock> held() {
+        List<LockClient.HeldLock> held = new ArrayList<>();
+        for (Acquisition acquisition : this.byKey.values()) {
+            BackendLock lock = acquisition.lock();
+            if (lock.isValid()) {
+                held.add(new LockClient.HeldLock(
+                        lock.resource().value(),
+                        lock.requestId(),
+                        lock.leaseId(),
+                        lock.fencingToken(),
+                        acquisition.acquiredAt(),
+                        LockClient.toInstant(lock.validUntilNanos()),
+                        acquisition.holds(),
+                        acquisition.lockName()));
+            }
+        }
+        return held;
+    }
+
+    /** Number of acquisitions whose lock is still valid. */
+    int heldCount() {
+        int count = 0;
+        for (Acquisition acquisition : this.byKey.values()) {
+            if (acquisition.lock().isValid()) {
+                count++;
+            }
+        }
+        return count;
+    }
+
+    void clear() {
+        this.byKey.clear();
+    }
+
+    private static String key(ResourceName resource, String requestId) {
+        // Resource names cannot contain control characters, so the separator is unambiguous.
+        return resource.value() + '\u0000' + requestId;
+    }
+}
