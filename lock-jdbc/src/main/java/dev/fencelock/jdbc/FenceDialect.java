@@ -5,6 +5,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
@@ -55,6 +56,21 @@ public enum FenceDialect {
         boolean isMissingTable(SQLException ex) {
             return "42P01".equals(ex.getSQLState());
         }
+
+        @Override
+        List<SqlText.Syntax> syntaxes() {
+            return List.of(SqlText.Syntax.POSTGRESQL);
+        }
+
+        @Override
+        Verdict present(Connection connection, FenceTable table, String resource, long token, boolean readOnly)
+                throws SQLException {
+            // A failed upsert would abort the whole transaction here, so ask before trying.
+            if (readOnly && "on".equals(readString(connection, "SELECT current_setting('transaction_read_only')"))) {
+                return read(connection, table, resource, token);
+            }
+            return advance(connection, table, resource, token);
+        }
     },
 
     /**
@@ -101,6 +117,12 @@ public enum FenceDialect {
         @Override
         boolean isMissingTable(SQLException ex) {
             return ex.getErrorCode() == 1146 || "42S02".equals(ex.getSQLState());
+        }
+
+        @Override
+        List<SqlText.Syntax> syntaxes() {
+            // sql_mode may or may not have NO_BACKSLASH_ESCAPES: read the text both ways.
+            return List.of(SqlText.Syntax.MARIADB, SqlText.Syntax.MARIADB_NO_BACKSLASH_ESCAPES);
         }
     },
 
@@ -150,6 +172,11 @@ public enum FenceDialect {
         @Override
         boolean isMissingTable(SQLException ex) {
             return "42S02".equals(ex.getSQLState()) || "42S04".equals(ex.getSQLState());
+        }
+
+        @Override
+        List<SqlText.Syntax> syntaxes() {
+            return List.of(SqlText.Syntax.H2);
         }
     };
 
@@ -214,6 +241,43 @@ public enum FenceDialect {
                 false, readToken(connection, "SELECT token FROM " + table + " WHERE resource = ?", resource));
     }
 
+    /**
+     * Presents the token in the connection's current transaction. A transaction the database keeps
+     * read-only cannot write the fence row; there a plain read of the stored token decides, which is
+     * enough because such a transaction writes nothing the fence must stop. Where the database does
+     * not enforce read-only, the upsert runs as for any transaction, so "read-only" never becomes a
+     * way around the guard.
+     *
+     * @param readOnly whether the connection was set read-only, the hint that the database may refuse the upsert
+     */
+    Verdict present(Connection connection, FenceTable table, String resource, long token, boolean readOnly)
+            throws SQLException {
+        try {
+            return advance(connection, table, resource, token);
+        } catch (SQLException ex) {
+            // MariaDB and H2 undo only the failed statement, so the transaction can still read.
+            if (readOnly && isReadOnlyRefusal(ex)) {
+                return read(connection, table, resource, token);
+            }
+            throw ex;
+        }
+    }
+
+    /** The verdict of a read-only transaction: accepted unless a larger token is stored; no row is locked. */
+    final Verdict read(Connection connection, FenceTable table, String resource, long token) throws SQLException {
+        Long stored = readToken(connection, "SELECT token FROM " + table + " WHERE resource = ?", resource);
+        return (stored == null || stored <= token) ? Verdict.READ : new Verdict(false, stored, false);
+    }
+
+    /** Whether {@code ex} is the database refusing a write because the transaction is read-only. */
+    boolean isReadOnlyRefusal(SQLException ex) {
+        // SQLSTATE 25006 (read_only_sql_transaction); MariaDB error 1792; H2 error 90097.
+        return "25006".equals(ex.getSQLState()) || ex.getErrorCode() == 1792 || ex.getErrorCode() == 90097;
+    }
+
+    /** How to read SQL text of this database when looking for statement boundaries. */
+    abstract List<SqlText.Syntax> syntaxes();
+
     /** The length of {@code resource} as this database measures its {@code VARCHAR} columns. */
     int length(String resource) {
         return resource.codePointCount(0, resource.length());
@@ -227,6 +291,13 @@ public enum FenceDialect {
             statement.setString(1, resource);
             statement.setLong(2, token);
             return statement.executeUpdate();
+        }
+    }
+
+    static @Nullable String readString(Connection connection, String sql) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(sql);
+                ResultSet rows = statement.executeQuery()) {
+            return rows.next() ? rows.getString(1) : null;
         }
     }
 
@@ -245,13 +316,20 @@ public enum FenceDialect {
     }
 
     /**
-     * The outcome of one upsert.
+     * The outcome of presenting a token.
      *
-     * @param accepted whether the token is now the resource's highest accepted token
+     * @param accepted whether the token is the resource's highest accepted token
      * @param storedToken the token the table holds when refused, if it was read
+     * @param rowLocked whether this transaction now holds the fence row's lock (false for a read)
      */
-    record Verdict(boolean accepted, @Nullable Long storedToken) {
+    record Verdict(boolean accepted, @Nullable Long storedToken, boolean rowLocked) {
 
-        static final Verdict ACCEPTED = new Verdict(true, null);
+        static final Verdict ACCEPTED = new Verdict(true, null, true);
+
+        static final Verdict READ = new Verdict(true, null, false);
+
+        Verdict(boolean accepted, @Nullable Long storedToken) {
+            this(accepted, storedToken, accepted);
+        }
     }
 }

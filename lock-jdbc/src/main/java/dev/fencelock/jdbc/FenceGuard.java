@@ -68,6 +68,17 @@ public final class FenceGuard {
      * @throws SQLException for any other database error
      */
     public void check(Connection connection, Fence fence) throws SQLException {
+        present(connection, fence, null);
+    }
+
+    /**
+     * {@link #check}, with what the caller knows of the connection's read-only flag ({@code null}:
+     * ask the connection).
+     *
+     * @return whether the transaction now holds the fence row's lock: false after a read-only
+     *     transaction's plain read, which locks nothing
+     */
+    boolean present(Connection connection, Fence fence, @Nullable Boolean readOnly) throws SQLException {
         String resource = fence.resource();
         if (!fence.isValid()) {
             // Invariant 6: a holder that knows it lost the lock must not even try.
@@ -84,7 +95,8 @@ public final class FenceGuard {
         checkLength(resource, dialect.length(resource));
         FenceDialect.Verdict verdict;
         try {
-            verdict = dialect.advance(connection, this.table, resource, fence.token());
+            boolean readOnlyHint = (readOnly != null) ? readOnly : connection.isReadOnly();
+            verdict = dialect.present(connection, this.table, resource, fence.token(), readOnlyHint);
         } catch (SQLException ex) {
             if (dialect.isMissingTable(ex)) {
                 throw missingTable(dialect, ex);
@@ -95,6 +107,7 @@ public final class FenceGuard {
             throw new FencingTokenRejectedException(
                     resource, fence.token(), rejection(resource, fence.token(), verdict));
         }
+        return verdict.rowLocked();
     }
 
     /**

@@ -5,24 +5,33 @@ import dev.fencelock.FencingContext.Fence;
 import dev.fencelock.FencingTokenRejectedException;
 import dev.fencelock.LockException;
 import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
-import java.lang.reflect.Proxy;
+import java.sql.Array;
+import java.sql.Blob;
+import java.sql.CallableStatement;
+import java.sql.Clob;
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.NClob;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLXML;
 import java.sql.Statement;
+import java.sql.Wrapper;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The connection handed out by {@link FencedDataSource}: a dynamic proxy that remembers which
- * fences were checked in the current transaction and wraps the statements it creates, so their
- * {@code execute*} calls can run the guard first.
+ * The connection handed out by {@link FencedDataSource}: a dynamic proxy that runs the guard before
+ * the first statement of each transaction that works under a fence, and knows where each
+ * transaction ends, whether through JDBC ({@code commit}, {@code rollback}, {@code setAutoCommit},
+ * {@code close}) or through SQL ({@code COMMIT}, implicit commits, procedures; see {@link
+ * TransactionBoundary}). Every JDBC object it hands out is fenced too ({@link FencedStatement},
+ * {@link FencedJdbcObject}).
  *
  * <p>Like the connection itself, this state is used by one thread at a time; the fences come from
  * the thread that executes the statement.
@@ -37,19 +46,29 @@ final class FencedConnection implements InvocationHandler {
 
     private final Connection proxy;
 
-    /** Resource → token checked in the current transaction of this connection. */
-    private final Map<String, Long> checked = new HashMap<>(4);
+    /** The current transaction's fences; {@code null} until the guard first runs in it. */
+    private @Nullable FencedTransaction transaction;
+
+    /** The connection's read-only flag as last set through this proxy; {@code null} until known. */
+    private @Nullable Boolean readOnly;
+
+    private @Nullable String database;
+
+    private @Nullable List<SqlText.Syntax> syntaxes;
 
     private FencedConnection(Connection target, FenceGuard guard, Consumer<FencingTokenRejectedException> rejections) {
         this.target = target;
         this.guard = guard;
         this.rejections = rejections;
-        this.proxy = (Connection) Proxy.newProxyInstance(
-                FencedConnection.class.getClassLoader(), new Class<?>[] {Connection.class}, this);
+        this.proxy = (Connection) FencedJdbcObject.proxy(Connection.class, this);
     }
 
     static Connection wrap(Connection target, FenceGuard guard, Consumer<FencingTokenRejectedException> rejections) {
         return new FencedConnection(target, guard, rejections).proxy;
+    }
+
+    Connection proxy() {
+        return this.proxy;
     }
 
     @Override
@@ -62,40 +81,160 @@ final class FencedConnection implements InvocationHandler {
             case "toString":
                 return "FencedConnection[" + this.target + "]";
             case "unwrap":
-                return ((Class<?>) args[0]).isInstance(self) ? self : this.target.unwrap((Class<?>) args[0]);
+                return unwrap(self, this.target, (Class<?>) args[0]);
             case "isWrapperFor":
-                return ((Class<?>) args[0]).isInstance(self) || this.target.isWrapperFor((Class<?>) args[0]);
+                return ((Class<?>) args[0]).isInstance(self) || mayUnwrap(this.target, (Class<?>) args[0]);
             case "commit":
-            case "rollback":
+                confirmRides();
+                return endingWith(method, args);
             case "setAutoCommit":
+                if (Boolean.TRUE.equals(args[0]) && !this.target.getAutoCommit()) {
+                    confirmRides(); // switching auto-commit on commits the transaction
+                }
+                return endingWith(method, args);
+            case "rollback":
             case "close":
-                // The transaction ends (or its fence row lock may be gone): check again next time.
-                try {
-                    return call(this.target, method, args);
-                } finally {
-                    this.checked.clear();
-                }
-            default:
-                Object result = call(this.target, method, args);
-                if (result instanceof Statement && method.getReturnType().isInterface()) {
-                    // prepareStatement/prepareCall name their SQL up front; a plain Statement names it per execute.
-                    String sql = (args != null && args.length > 0 && args[0] instanceof String text) ? text : null;
-                    return wrapStatement((Statement) result, method.getReturnType(), sql);
-                }
+            case "abort":
+            case "endRequest":
+                // A rollback to a savepoint may release the fence row lock too: check again next time.
+                return endingWith(method, args);
+            case "setReadOnly":
+                Object result = FencedJdbcObject.call(this.target, method, args);
+                this.readOnly = (Boolean) args[0];
                 return result;
+            case "prepareStatement":
+            case "prepareCall":
+                Statement prepared = (Statement) FencedJdbcObject.call(this.target, method, args);
+                return statement(
+                        prepared,
+                        method.getReturnType(),
+                        (String) args[0],
+                        method.getName().equals("prepareCall"));
+            default:
+                return fenced(FencedJdbcObject.call(this.target, method, args), method.getReturnType(), null);
         }
     }
 
-    private Object wrapStatement(Statement statement, Class<?> type, @Nullable String sql) {
-        return Proxy.newProxyInstance(
-                FencedConnection.class.getClassLoader(), new Class<?>[] {type}, new FencedStatement(statement, sql));
+    private @Nullable Object endingWith(Method method, @Nullable Object[] args) throws Throwable {
+        try {
+            return FencedJdbcObject.call(this.target, method, args);
+        } finally {
+            endTransaction();
+        }
     }
 
-    /** Runs the guard for every fence of this thread not yet checked in this transaction. */
-    private void beforeExecute() throws SQLException {
-        if (FencingContext.current().isEmpty()) {
-            return;
+    /**
+     * What {@code result} becomes when it leaves this connection or one of its objects: fenced if it
+     * can reach the database, as it is otherwise.
+     *
+     * @param owner the fenced object that returned it (a result set's statement), or {@code null}
+     */
+    @Nullable
+    Object fenced(@Nullable Object result, Class<?> declared, @Nullable Object owner) {
+        if (result == null || !(result instanceof Wrapper || result instanceof Array)) {
+            return result;
         }
+        if (result instanceof Connection) {
+            return this.proxy;
+        }
+        if (result instanceof Statement statement) {
+            return statement(
+                    statement,
+                    declared.isInstance(result) && declared.isInterface() ? declared : Statement.class,
+                    null,
+                    result instanceof CallableStatement);
+        }
+        if (result instanceof ResultSet) {
+            Object statement = (owner instanceof Statement) ? owner : null;
+            return FencedJdbcObject.proxy(ResultSet.class, new FencedJdbcObject(this, result, statement));
+        }
+        Class<?> type = (result instanceof DatabaseMetaData)
+                ? DatabaseMetaData.class
+                : (result instanceof NClob)
+                        ? NClob.class
+                        : (result instanceof Clob)
+                                ? Clob.class
+                                : (result instanceof Blob)
+                                        ? Blob.class
+                                        : (result instanceof SQLXML)
+                                                ? SQLXML.class
+                                                : (result instanceof Array) ? Array.class : null;
+        return (type != null) ? FencedJdbcObject.proxy(type, new FencedJdbcObject(this, result, null)) : result;
+    }
+
+    private Object statement(Statement statement, Class<?> type, @Nullable String sql, boolean callable) {
+        Class<?> proxied =
+                (type == Statement.class || type == PreparedStatement.class || type == CallableStatement.class)
+                        ? type
+                        : Statement.class;
+        FencedStatement handler = new FencedStatement(this, statement, sql, callable);
+        Object proxy = FencedJdbcObject.proxy(proxied, handler);
+        handler.setProxy(proxy);
+        return proxy;
+    }
+
+    /**
+     * {@code target.unwrap(type)}, refused under a fence when it would hand out the driver's own
+     * object: its API (PostgreSQL's COPY and large objects, say) writes past the guard.
+     */
+    Object unwrap(Object self, Object target, Class<?> type) throws SQLException {
+        if (type.isInstance(self)) {
+            return self;
+        }
+        if (FencingContext.current().isPresent()) {
+            throw new LockException("Refused to unwrap a fenced JDBC object to " + type.getName()
+                    + " while this thread works under a lock: the driver's own object writes past the fence guard."
+                    + " Use JDBC statements under the lock, or unwrap outside it.");
+        }
+        return ((Wrapper) target).unwrap(type);
+    }
+
+    boolean mayUnwrap(Object target, Class<?> type) throws SQLException {
+        return ((Wrapper) target).isWrapperFor(type);
+    }
+
+    /** What running {@code texts} (one text, or a batch) does to the transaction. */
+    TransactionBoundary.Effect effectOf(List<String> texts) throws SQLException {
+        return TransactionBoundary.ofBatch(texts, syntaxes());
+    }
+
+    /** Whether executing statements here needs to know their effect on the transaction at all. */
+    boolean tracksStatements() {
+        return this.transaction != null || FencingContext.current().isPresent();
+    }
+
+    /** Runs before SQL with {@code effect} executes: refuses, confirms rides, and runs the guard as needed. */
+    void beforeExecute(TransactionBoundary.Effect effect) throws SQLException {
+        boolean fenced = FencingContext.current().isPresent();
+        if (fenced && effect.endsBeforeLast()) {
+            throw new LockException("Refused SQL that ends the transaction before its last statement (a COMMIT,"
+                    + " an implicit commit, a procedure call) while this thread works under a lock: the statements"
+                    + " after it would run in a transaction the fence guard never saw. Run them one by one.");
+        }
+        if (effect.last() == TransactionBoundary.COMMIT) {
+            confirmRides();
+        }
+        if (fenced && effect.writes()) {
+            guardFences();
+        }
+    }
+
+    /** Runs after SQL with {@code effect} was sent, whether it succeeded or not. */
+    void afterExecute(TransactionBoundary.Effect effect) {
+        if (effect.last().ends() || effect.endsBeforeLast()) {
+            endTransaction();
+        }
+    }
+
+    /** Before a write that no statement carries (an updatable result set, a large object). */
+    void beforeDirectWrite() throws SQLException {
+        if (FencingContext.current().isPresent()) {
+            guardFences();
+        }
+    }
+
+    /** Runs the guard for every fence of this thread not yet established in this transaction. */
+    private void guardFences() throws SQLException {
         List<Fence> fences = FencingContext.all();
         if (this.target.getAutoCommit()) {
             throw new LockException("Fenced write outside a transaction on lock '"
@@ -108,112 +247,80 @@ final class FencedConnection implements InvocationHandler {
             fences = new ArrayList<>(fences);
             fences.sort(Comparator.comparing(Fence::resource));
         }
+        FencedTransaction transaction = transaction();
         for (Fence fence : fences) {
-            Long token = this.checked.get(fence.resource());
             // A lease lost since the check must stop further writes locally (invariant 6).
-            if (token == null || token != fence.token() || !fence.isValid()) {
-                try {
-                    this.guard.check(this.target, fence);
-                } catch (FencingTokenRejectedException rejection) {
-                    throw reported(rejection);
-                }
-                this.checked.put(fence.resource(), fence.token());
+            if (!transaction.covers(fence) && !(fence.isValid() && transaction.rideOnLender(fence))) {
+                transaction.presented(fence, present(fence));
             }
         }
     }
 
-    private FencingTokenRejectedException reported(FencingTokenRejectedException rejection) {
+    /** Before a commit: a transaction that rode on another's lock presents the fence if that lock may be gone. */
+    private void confirmRides() throws SQLException {
+        FencedTransaction transaction = this.transaction;
+        if (transaction == null) {
+            return;
+        }
+        for (Fence fence : transaction.ridesToConfirm()) {
+            transaction.presented(fence, present(fence));
+        }
+    }
+
+    private boolean present(Fence fence) throws SQLException {
+        if (this.readOnly == null) {
+            this.readOnly = this.target.isReadOnly();
+        }
+        try {
+            return this.guard.present(this.target, fence, this.readOnly);
+        } catch (FencingTokenRejectedException rejection) {
+            throw reported(rejection);
+        }
+    }
+
+    private FencedTransaction transaction() throws SQLException {
+        FencedTransaction current = this.transaction;
+        if (current == null || !current.isOpen()) {
+            current = new FencedTransaction(database(), this.target);
+            this.transaction = current;
+        }
+        return current;
+    }
+
+    private void endTransaction() {
+        FencedTransaction current = this.transaction;
+        if (current != null) {
+            this.transaction = null;
+            current.end();
+        }
+    }
+
+    /** The fence table and the database it lives in: transactions ride only on locks of the same one. */
+    private String database() throws SQLException {
+        if (this.database == null) {
+            String url = this.target.getMetaData().getURL();
+            int parameters = (url != null) ? url.indexOf('?') : -1;
+            this.database = this.guard.table() + "@" + ((parameters < 0) ? url : url.substring(0, parameters));
+        }
+        return this.database;
+    }
+
+    private List<SqlText.Syntax> syntaxes() throws SQLException {
+        if (this.syntaxes == null) {
+            List<SqlText.Syntax> syntaxes;
+            try {
+                syntaxes = this.guard.dialect(this.target).syntaxes();
+            } catch (LockException unsupported) {
+                // A database without a fence dialect: read the text every way, the worst reading wins.
+                syntaxes = List.of(SqlText.Syntax.values());
+            }
+            this.syntaxes = syntaxes;
+        }
+        return this.syntaxes;
+    }
+
+    FencingTokenRejectedException reported(FencingTokenRejectedException rejection) {
         this.rejections.accept(rejection);
         return rejection;
-    }
-
-    /** A row-fenced update that changed no row: a newer holder wrote the row with a larger token. */
-    private FencingTokenRejectedException rowRejected(String fencedRow) {
-        Fence fence = FencingContext.current().orElse(null);
-        String resource = (fence != null) ? fence.resource() : "?";
-        long token = (fence != null) ? fence.token() : -1;
-        return reported(new FencingTokenRejectedException(
-                resource,
-                token,
-                "Fenced update of " + fencedRow + " with fencing token " + token + " for lock '" + resource
-                        + "' changed no row: a newer lock holder already wrote the row with a larger token (or"
-                        + " the row was deleted). Roll back; this process no longer holds the lock."));
-    }
-
-    private static boolean changedNoRow(@Nullable Object result) {
-        if (result instanceof Number count) {
-            return count.longValue() == 0;
-        }
-        if (result instanceof int[] counts) {
-            for (int count : counts) {
-                if (count == 0) {
-                    return true;
-                }
-            }
-        }
-        if (result instanceof long[] counts) {
-            for (long count : counts) {
-                if (count == 0) {
-                    return true;
-                }
-            }
-        }
-        return false;
-    }
-
-    private static @Nullable Object call(Object target, Method method, @Nullable Object[] args) throws Throwable {
-        try {
-            return method.invoke(target, args);
-        } catch (InvocationTargetException ex) {
-            throw ex.getCause();
-        }
-    }
-
-    /** A statement of this connection: runs the guard before anything executes. */
-    private final class FencedStatement implements InvocationHandler {
-
-        private final Statement target;
-
-        /** {@code table.column} of a row-fenced prepared update, or {@code null}. */
-        private final @Nullable String fencedRow;
-
-        FencedStatement(Statement target, @Nullable String sql) {
-            this.target = target;
-            this.fencedRow = (sql != null) ? FencedRowComment.fencedRow(sql) : null;
-        }
-
-        @Override
-        public @Nullable Object invoke(Object self, Method method, @Nullable Object[] args) throws Throwable {
-            String name = method.getName();
-            if (name.startsWith("execute")) {
-                beforeExecute();
-                Object result = call(this.target, method, args);
-                String fencedRow = (this.fencedRow != null)
-                        ? this.fencedRow
-                        : (args != null && args.length > 0 && args[0] instanceof String sql)
-                                ? FencedRowComment.fencedRow(sql)
-                                : null;
-                if (fencedRow != null && changedNoRow(result)) {
-                    throw rowRejected(fencedRow);
-                }
-                return result;
-            }
-            switch (name) {
-                case "getConnection":
-                    return FencedConnection.this.proxy;
-                case "equals":
-                    return self == args[0];
-                case "hashCode":
-                    return System.identityHashCode(self);
-                case "toString":
-                    return "FencedStatement[" + this.target + "]";
-                case "unwrap":
-                    return ((Class<?>) args[0]).isInstance(self) ? self : this.target.unwrap((Class<?>) args[0]);
-                case "isWrapperFor":
-                    return ((Class<?>) args[0]).isInstance(self) || this.target.isWrapperFor((Class<?>) args[0]);
-                default:
-                    return call(this.target, method, args);
-            }
-        }
     }
 }

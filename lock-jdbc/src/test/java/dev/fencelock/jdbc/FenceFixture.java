@@ -1,5 +1,6 @@
 package dev.fencelock.jdbc;
 
+import dev.fencelock.FencingContext;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -79,6 +80,18 @@ final class FenceFixture implements AutoCloseable {
             statement.setInt(1, qty);
             statement.setString(2, sku);
             statement.executeUpdate();
+        }
+    }
+
+    /**
+     * A newer holder of {@code resource} (token {@code token}) guards and writes {@code qty} in a
+     * transaction of its own, on a connection outside any fenced data source, and commits.
+     */
+    void newHolderWrites(String resource, long token, String sku, int qty) throws SQLException {
+        try (Connection connection = transaction()) {
+            this.guard.check(connection, new FencingContext.Fence(resource, token, null));
+            setQty(connection, sku, qty);
+            connection.commit();
         }
     }
 

@@ -110,6 +110,19 @@ enum TestDatabase {
         });
     }
 
+    /** MariaDB with several statements allowed in one execute, which the driver refuses by default. */
+    DataSource multiQueryDataSource() throws SQLException {
+        if (this != MARIADB) {
+            throw new IllegalStateException("only MariaDB needs a multi-query data source");
+        }
+        String url = url();
+        MariaDbDataSource dataSource = new MariaDbDataSource(url + (url.contains("?") ? "&" : "?")
+                + "allowMultiQueries=true&sessionVariables=innodb_lock_wait_timeout=5&connectTimeout=5000");
+        dataSource.setUser(USER);
+        dataSource.setPassword(USER);
+        return dataSource;
+    }
+
     private static String env(String name, String fallback) {
         String value = System.getenv(name);
         return (value != null && !value.isBlank()) ? value : fallback;
