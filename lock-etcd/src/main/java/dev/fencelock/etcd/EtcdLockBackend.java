@@ -39,7 +39,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -94,26 +93,17 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
      */
     static final int MAX_QUEUED_PUTS = 4096;
 
-    private final Client client;
+    private final EtcdCalls calls;
 
     private final boolean ownsClient;
 
     private final LockKeys keys;
-
-    private final List<String> endpoints;
-
-    private final Duration requestTimeout;
-
-    /** How long one send of a guarded write waits before it is sent again; at most the request timeout. */
-    private final Duration attemptTimeout;
 
     private final Duration recheckInterval;
 
     private final Duration retryGrace;
 
     private final String instanceId;
-
-    private final ScheduledExecutorService scheduler;
 
     private final Map<Long, CompletableFuture<SessionLease>> sessions = new ConcurrentHashMap<>();
 
@@ -141,30 +131,13 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
     private final TxnCoalescer<DeleteRequest, Boolean> deletes =
             new TxnCoalescer<>(64, 2, Integer.MAX_VALUE, DeleteRequest::key, request -> false, this::sendDeletes);
 
-    private volatile boolean closed;
-
     private EtcdLockBackend(Builder builder, Client client, boolean ownsClient) {
-        this.client = client;
+        this.calls = new EtcdCalls(client, builder.endpoints, builder.requestTimeout, builder.attemptTimeout);
         this.ownsClient = ownsClient;
         this.keys = new LockKeys(builder.namespace);
-        this.endpoints = List.copyOf(builder.endpoints);
-        this.requestTimeout = builder.requestTimeout;
-        this.attemptTimeout = builder.attemptTimeout.compareTo(builder.requestTimeout) < 0
-                ? builder.attemptTimeout
-                : builder.requestTimeout;
         this.recheckInterval = builder.recheckInterval;
         this.retryGrace = builder.retryGrace;
         this.instanceId = builder.instanceId;
-        java.util.concurrent.ScheduledThreadPoolExecutor timers =
-                new java.util.concurrent.ScheduledThreadPoolExecutor(2, runnable -> {
-                    Thread thread = new Thread(runnable, "fencelock-etcd");
-                    thread.setDaemon(true);
-                    return thread;
-                });
-        // Every request arms a timeout that is almost always cancelled: drop those at once, or they
-        // pile up in the queue until their time comes (thousands under load).
-        timers.setRemoveOnCancelPolicy(true);
-        this.scheduler = timers;
     }
 
     public static Builder builder() {
@@ -173,7 +146,7 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
 
     /** The jetcd client, for health checks and administration. */
     public Client client() {
-        return this.client;
+        return this.calls.client();
     }
 
     /** The namespace all keys of this backend live under. */
@@ -183,7 +156,7 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
 
     /** The configured endpoints. */
     public List<String> endpoints() {
-        return this.endpoints;
+        return this.calls.endpoints();
     }
 
     /** This process's identity as written into holder records. */
@@ -237,7 +210,7 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
 
     @Override
     public CompletableFuture<BackendLock> acquire(AcquireCommand command) {
-        if (this.closed) {
+        if (this.calls.isClosed()) {
             return CompletableFuture.failedFuture(new IllegalStateException("EtcdLockBackend is closed"));
         }
         Attempt attempt = new Attempt(command);
@@ -285,9 +258,9 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
         Attempt(AcquireCommand command) {
             this.command = command;
             this.key = keys.key(command.resource(), command.requestId());
-            this.keyBytes = bytes(this.key);
+            this.keyBytes = EtcdCalls.bytes(this.key);
             this.prefix = keys.resourcePrefix(command.resource());
-            this.markerBytes = bytes(keys.abandonedMarker(command.resource(), command.requestId()));
+            this.markerBytes = EtcdCalls.bytes(keys.abandonedMarker(command.resource(), command.requestId()));
         }
 
         void start() {
@@ -296,8 +269,8 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
                 // A retry with the same request id adopts the key an earlier attempt may have left.
                 pending.cancel(false);
             }
-            ScheduledFuture<?> deadline =
-                    scheduler.schedule(this::deadlineReached, this.command.remainingNanos(), TimeUnit.NANOSECONDS);
+            ScheduledFuture<?> deadline = calls.scheduler()
+                    .schedule(this::deadlineReached, this.command.remainingNanos(), TimeUnit.NANOSECONDS);
             this.result.whenComplete((lock, failure) -> {
                 inFlight.remove(this);
                 deadline.cancel(false);
@@ -315,7 +288,8 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
             });
             session(this.command.ttlSeconds(), this.command.deadlineNanos()).whenComplete((session, failure) -> {
                 if (failure != null) {
-                    fail(unavailable("creating a session lease for lock '" + this.command.resource() + "'", failure));
+                    fail(calls.unavailable(
+                            "creating a session lease for lock '" + this.command.resource() + "'", failure));
                 } else {
                     this.session = session;
                     put(session);
@@ -332,16 +306,17 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
             boolean readOwner = !this.command.waitForRelease() || !isMirrored(this.prefix);
             puts.submit(new PutRequest(this, session, readOwner)).whenComplete((outcome, failure) -> {
                 if (failure != null) {
-                    if (isKnownNotWritten(failure)) {
+                    if (EtcdFailures.isKnownNotWritten(failure)) {
                         // Refused before anything was proposed, or never sent: no key can exist, so no
                         // abandon marker; back off and try again within the wait time.
                         this.outcomeUnknown = false;
                         putAgainLater(session, failure, true);
-                    } else if (isNoAnswer(failure) && System.nanoTime() - this.command.deadlineNanos() < 0) {
+                    } else if (EtcdFailures.isNoAnswer(failure)
+                            && System.nanoTime() - this.command.deadlineNanos() < 0) {
                         // No answer in time (e.g. the member lost its leader): the guarded put is safe to
                         // send again; it creates my key or finds the one an earlier send created.
                         put(session);
-                    } else if (isUnavailable(failure)) {
+                    } else if (EtcdFailures.isUnavailable(failure)) {
                         // The connection failed under the request (a member died, a GOAWAY): it may have
                         // been applied, so the outcome stays unknown, but a guarded resend is safe.
                         putAgainLater(session, failure, false);
@@ -368,16 +343,17 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
             if (this.result.isDone() || System.nanoTime() + delay - this.command.deadlineNanos() > 0) {
                 fail(new LockBackendUnavailableException(
                         nothingWritten
-                                ? "etcd " + endpoints + " refused the acquisition of lock '" + this.command.resource()
+                                ? "etcd " + calls.endpoints() + " refused the acquisition of lock '"
+                                        + this.command.resource()
                                         + "' " + refusals + " times within its wait time (overloaded: "
-                                        + reasonOf(refusal) + "); nothing was written"
-                                : "etcd " + endpoints + " was unavailable for the acquisition of lock '"
+                                        + EtcdFailures.reasonOf(refusal) + "); nothing was written"
+                                : "etcd " + calls.endpoints() + " was unavailable for the acquisition of lock '"
                                         + this.command.resource() + "' within its wait time, after " + refusals
-                                        + " tries: " + reasonOf(refusal),
+                                        + " tries: " + EtcdFailures.reasonOf(refusal),
                         refusal));
                 return;
             }
-            scheduler.schedule(() -> put(session), delay, TimeUnit.NANOSECONDS);
+            calls.scheduler().schedule(() -> put(session), delay, TimeUnit.NANOSECONDS);
         }
 
         /** The put, in the If/Then form every acquisition shares when batched. */
@@ -392,13 +368,13 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
             // Attach the lease inside a Txn: etcd 3.4's plain leased Put slows down with many keys on one lease.
             return Op.put(
                     this.keyBytes,
-                    bytes(holderRecord(this.command)),
+                    EtcdCalls.bytes(holderRecord(this.command)),
                     PutOption.builder().withLeaseId(session.leaseId).build());
         }
 
         Op ownerRead() {
             return Op.get(
-                    bytes(this.prefix),
+                    EtcdCalls.bytes(this.prefix),
                     GetOption.builder()
                             .isPrefix(true)
                             .withSortField(GetOption.SortTarget.CREATE)
@@ -453,11 +429,12 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
                 return;
             }
             long revision = this.myRevision;
-            CompletableFuture<TxnResponse> txn = client.getKVClient()
+            CompletableFuture<TxnResponse> txn = calls.client()
+                    .getKVClient()
                     .txn()
                     .If(new Cmp(this.keyBytes, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
                     .Then(Op.get(
-                            bytes(this.prefix),
+                            EtcdCalls.bytes(this.prefix),
                             GetOption.builder()
                                     .isPrefix(true)
                                     .withMaxCreateRevision(revision - 1)
@@ -467,32 +444,35 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
                                     .withLimit(1)
                                     .build()))
                     .commit();
-            timed(txn, "waiting for lock '" + this.command.resource() + "'").whenComplete((response, failure) -> {
-                if (failure != null) {
-                    // A failed read is not the end: retry until the deadline says so.
-                    scheduleRecheck();
-                    return;
-                }
-                if (!response.isSucceeded()) {
-                    fail(new LockBackendUnavailableException("The queue entry of lock '" + this.command.resource()
-                            + "' disappeared while waiting (session lease expired or force-released)"));
-                    return;
-                }
-                List<KeyValue> predecessor = response.getGetResponses().get(0).getKvs();
-                if (predecessor.isEmpty()) {
-                    SessionLease current = this.session;
-                    if (current != null) {
-                        grant(current);
-                    }
-                    return;
-                }
-                ResourceWatch shared = this.watch;
-                if (shared == null || shared.isClosed()) {
-                    // The shared watch failed (e.g. its member lost the leader): join or start a new one.
-                    joinWatch();
-                }
-                scheduleRecheck();
-            });
+            calls.timed(txn, "waiting for lock '" + this.command.resource() + "'")
+                    .whenComplete((response, failure) -> {
+                        if (failure != null) {
+                            // A failed read is not the end: retry until the deadline says so.
+                            scheduleRecheck();
+                            return;
+                        }
+                        if (!response.isSucceeded()) {
+                            fail(new LockBackendUnavailableException(
+                                    "The queue entry of lock '" + this.command.resource()
+                                            + "' disappeared while waiting (session lease expired or force-released)"));
+                            return;
+                        }
+                        List<KeyValue> predecessor =
+                                response.getGetResponses().get(0).getKvs();
+                        if (predecessor.isEmpty()) {
+                            SessionLease current = this.session;
+                            if (current != null) {
+                                grant(current);
+                            }
+                            return;
+                        }
+                        ResourceWatch shared = this.watch;
+                        if (shared == null || shared.isClosed()) {
+                            // The shared watch failed (e.g. its member lost the leader): join or start a new one.
+                            joinWatch();
+                        }
+                        scheduleRecheck();
+                    });
         }
 
         /** Subscribes to the resource's shared watch, starting one if there is none. */
@@ -515,12 +495,13 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
                 previous.cancel(false);
             }
             // A safety net for a watch that broke or lagged; the watch normally answers first.
-            this.recheck = scheduler.schedule(this::checkPredecessor, recheckInterval.toNanos(), TimeUnit.NANOSECONDS);
+            this.recheck =
+                    calls.scheduler().schedule(this::checkPredecessor, recheckInterval.toNanos(), TimeUnit.NANOSECONDS);
         }
 
         /** Called by the shared watch when it can no longer decide for this waiter. */
         void watchFailed() {
-            scheduler.execute(this::checkPredecessor);
+            calls.scheduler().execute(this::checkPredecessor);
         }
 
         /** Called by the shared watch when my key left the queue before I was granted. */
@@ -561,8 +542,9 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
 
         void deadlineReached() {
             if (this.outcomeUnknown || this.myRevision == 0) {
-                fail(new LockBackendUnavailableException("etcd " + endpoints + " did not answer within the wait time"
-                        + " for lock '" + this.command.resource() + "'; nothing was granted"));
+                fail(new LockBackendUnavailableException(
+                        "etcd " + calls.endpoints() + " did not answer within the wait time" + " for lock '"
+                                + this.command.resource() + "'; nothing was granted"));
             } else {
                 failAfterCleanup(new LockAcquisitionTimeoutException("Lock '" + this.command.resource()
                         + "' stayed busy for the whole wait timeout of this request"));
@@ -599,13 +581,14 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
                 // The put may have committed without us hearing of it. A retry with the same request id
                 // within the grace period adopts the key; otherwise it is removed.
                 long delay = isGeneratedRequestId(this.command.requestId()) ? 0 : retryGrace.toNanos();
-                ScheduledFuture<?> cleanup = scheduler.schedule(
-                        () -> {
-                            pendingCleanups.remove(this.key);
-                            abandonKey(this.key, this.markerBytes, current);
-                        },
-                        delay,
-                        TimeUnit.NANOSECONDS);
+                ScheduledFuture<?> cleanup = calls.scheduler()
+                        .schedule(
+                                () -> {
+                                    pendingCleanups.remove(this.key);
+                                    abandonKey(this.key, this.markerBytes, current);
+                                },
+                                delay,
+                                TimeUnit.NANOSECONDS);
                 pendingCleanups.put(this.key, cleanup);
             }
         }
@@ -634,7 +617,7 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
 
         /** Adds the guarded delete, and the read of the successor's key if there is one, to a Txn. */
         void addTo(List<Cmp> conditions, List<Op> operations) {
-            ByteSequence keyBytes = bytes(this.key);
+            ByteSequence keyBytes = EtcdCalls.bytes(this.key);
             conditions.add(new Cmp(keyBytes, Cmp.Op.EQUAL, CmpTarget.createRevision(this.revision)));
             operations.add(Op.delete(keyBytes, DeleteOption.DEFAULT));
             if (this.successor != null) {
@@ -665,7 +648,8 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
 
         Op read() {
             return Op.get(
-                    bytes(this.key), GetOption.builder().withKeysOnly(true).build());
+                    EtcdCalls.bytes(this.key),
+                    GetOption.builder().withKeysOnly(true).build());
         }
 
         void handOverIf(io.etcd.jetcd.kv.GetResponse read) {
@@ -741,14 +725,15 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
         Attempt attempt = pending.request().attempt();
         Op put = attempt.putOp(pending.request().session());
         boolean readOwner = pending.request().readOwner();
-        CompletableFuture<TxnResponse> txn = this.client
+        CompletableFuture<TxnResponse> txn = this.calls
+                .client()
                 .getKVClient()
                 .txn()
                 .If(attempt.putConditions())
                 .Then(readOwner ? new Op[] {put, attempt.ownerRead()} : new Op[] {put})
                 .Else(Op.get(attempt.keyBytes, GetOption.DEFAULT), attempt.ownerRead())
                 .commit();
-        return timed(txn, "acquiring lock '" + attempt.command.resource() + "'", attemptTimeout)
+        return calls.timed(txn, "acquiring lock '" + attempt.command.resource() + "'", calls.attemptTimeout())
                 .whenComplete((response, failure) -> {
                     if (failure != null) {
                         pending.result().completeExceptionally(failure);
@@ -808,13 +793,14 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
             java.util.function.Consumer<TxnResponse> succeeded,
             Supplier<CompletableFuture<?>> eachAlone,
             java.util.function.Consumer<Throwable> failed) {
-        CompletableFuture<TxnResponse> txn = this.client
+        CompletableFuture<TxnResponse> txn = this.calls
+                .client()
                 .getKVClient()
                 .txn()
                 .If(conditions.toArray(Cmp[]::new))
                 .Then(operations.toArray(Op[]::new))
                 .commit();
-        return timed(txn, what, this.attemptTimeout)
+        return calls.timed(txn, what, this.calls.attemptTimeout())
                 .handle((response, failure) -> {
                     if (failure != null) {
                         failed.accept(failure);
@@ -862,15 +848,19 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
             return CompletableFuture.failedFuture(lostCause(lock));
         }
         long sent = System.nanoTime();
-        CompletableFuture<TxnResponse> check = timed(
-                this.client
+        CompletableFuture<TxnResponse> check = calls.timed(
+                this.calls
+                        .client()
                         .getKVClient()
                         .txn()
-                        .If(new Cmp(bytes(etcdLock.key), Cmp.Op.EQUAL, CmpTarget.createRevision(lock.fencingToken())))
+                        .If(new Cmp(
+                                EtcdCalls.bytes(etcdLock.key),
+                                Cmp.Op.EQUAL,
+                                CmpTarget.createRevision(lock.fencingToken())))
                         .commit(),
                 "confirming lock '" + lock.resource() + "'");
-        CompletableFuture<Long> keepAlive = timed(
-                        this.client.getLeaseClient().keepAliveOnce(session.leaseId),
+        CompletableFuture<Long> keepAlive = calls.timed(
+                        this.calls.client().getLeaseClient().keepAliveOnce(session.leaseId),
                         "renewing the lease of lock '" + lock.resource() + "'")
                 .thenApply(response -> response.getTTL());
         return check.thenCombine(keepAlive, (confirmed, ttl) -> {
@@ -912,7 +902,7 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
     @Override
     public CompletableFuture<Boolean> releaseDeferred(BackendLock lock) {
         EtcdLock etcdLock = (EtcdLock) lock;
-        if (this.closed) {
+        if (this.calls.isClosed()) {
             return release(lock);
         }
         Successor next = successorOf(etcdLock);
@@ -921,10 +911,12 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
         synchronized (this.riders) {
             this.riders.add(rider);
         }
-        this.scheduler.schedule(
-                () -> flushRider(rider),
-                next != null ? HAND_OFF_LINGER_NANOS : RIDE_LINGER_NANOS,
-                TimeUnit.NANOSECONDS);
+        this.calls
+                .scheduler()
+                .schedule(
+                        () -> flushRider(rider),
+                        next != null ? HAND_OFF_LINGER_NANOS : RIDE_LINGER_NANOS,
+                        TimeUnit.NANOSECONDS);
         return retriedOnFailure(rider.request(), etcdLock.session, rider.result());
     }
 
@@ -1015,33 +1007,37 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
     }
 
     private void retryDelete(String key, long revision, @Nullable SessionLease session, int attempt) {
-        if (this.closed || (session != null && session.isExpired())) {
+        if (this.calls.isClosed() || (session != null && session.isExpired())) {
             return;
         }
         long delay = Math.min(TimeUnit.SECONDS.toNanos(5), TimeUnit.MILLISECONDS.toNanos(200) << Math.min(attempt, 5));
-        this.scheduler.schedule(
-                () -> deleteGuarded(new DeleteRequest(key, revision, null)).whenComplete((deleted, failure) -> {
-                    if (failure != null) {
-                        retryDelete(key, revision, session, attempt + 1);
-                    }
-                }),
-                delay,
-                TimeUnit.NANOSECONDS);
+        this.calls
+                .scheduler()
+                .schedule(
+                        () -> deleteGuarded(new DeleteRequest(key, revision, null))
+                                .whenComplete((deleted, failure) -> {
+                                    if (failure != null) {
+                                        retryDelete(key, revision, session, attempt + 1);
+                                    }
+                                }),
+                        delay,
+                        TimeUnit.NANOSECONDS);
     }
 
     private CompletableFuture<Boolean> deleteGuarded(DeleteRequest request) {
         List<Cmp> conditions = new ArrayList<>();
         List<Op> operations = new ArrayList<>();
         request.addTo(conditions, operations);
-        return timed(
-                        this.client
+        return calls.timed(
+                        this.calls
+                                .client()
                                 .getKVClient()
                                 .txn()
                                 .If(conditions.toArray(Cmp[]::new))
                                 .Then(operations.toArray(Op[]::new))
                                 .commit(),
                         "releasing '" + request.key() + "'",
-                        this.attemptTimeout)
+                        this.calls.attemptTimeout())
                 .thenApply(response -> {
                     if (response.isSucceeded()) {
                         request.handOver(response.getGetResponses().iterator()).run();
@@ -1057,30 +1053,34 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
      * and abandon commits first, no key is left behind.
      */
     private void abandonKey(String key, ByteSequence marker, SessionLease session) {
-        if (this.held.containsKey(key) || this.closed) {
+        if (this.held.containsKey(key) || this.calls.isClosed()) {
             return;
         }
-        ByteSequence keyBytes = bytes(key);
+        ByteSequence keyBytes = EtcdCalls.bytes(key);
         PutOption onSession = PutOption.builder().withLeaseId(session.leaseId).build();
-        CompletableFuture<TxnResponse> txn = this.client
+        CompletableFuture<TxnResponse> txn = this.calls
+                .client()
                 .getKVClient()
                 .txn()
-                .Then(Op.put(marker, bytes("abandoned"), onSession), Op.get(keyBytes, GetOption.DEFAULT))
+                .Then(Op.put(marker, EtcdCalls.bytes("abandoned"), onSession), Op.get(keyBytes, GetOption.DEFAULT))
                 .commit();
-        timed(txn, "abandoning '" + key + "'", this.attemptTimeout).whenComplete((response, failure) -> {
-            if (failure != null) {
-                // Once the session is gone, so is its lease: a late put would be refused by etcd anyway.
-                if (!session.isExpired() && !this.closed) {
-                    this.scheduler.schedule(() -> abandonKey(key, marker, session), 1, TimeUnit.SECONDS);
-                }
-                return;
-            }
-            for (KeyValue kv : response.getGetResponses().get(0).getKvs()) {
-                if (kv.getLease() == session.leaseId && !this.held.containsKey(key)) {
-                    deleteInBackground(key, kv.getCreateRevision(), session);
-                }
-            }
-        });
+        calls.timed(txn, "abandoning '" + key + "'", this.calls.attemptTimeout())
+                .whenComplete((response, failure) -> {
+                    if (failure != null) {
+                        // Once the session is gone, so is its lease: a late put would be refused by etcd anyway.
+                        if (!session.isExpired() && !this.calls.isClosed()) {
+                            this.calls
+                                    .scheduler()
+                                    .schedule(() -> abandonKey(key, marker, session), 1, TimeUnit.SECONDS);
+                        }
+                        return;
+                    }
+                    for (KeyValue kv : response.getGetResponses().get(0).getKvs()) {
+                        if (kv.getLease() == session.leaseId && !this.held.containsKey(key)) {
+                            deleteInBackground(key, kv.getCreateRevision(), session);
+                        }
+                    }
+                });
     }
 
     // ---------------------------------------------------------------- sessions
@@ -1110,7 +1110,8 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
 
     private CompletableFuture<SessionLease> grantSession(long ttlSeconds) {
         long sent = System.nanoTime();
-        return timed(this.client.getLeaseClient().grant(ttlSeconds), "granting a " + ttlSeconds + "s lease")
+        return calls.timed(
+                        this.calls.client().getLeaseClient().grant(ttlSeconds), "granting a " + ttlSeconds + "s lease")
                 .thenApply(response -> {
                     SessionLease session = new SessionLease(response.getID(), ttlSeconds, response.getTTL(), sent);
                     logger.debug("Session lease {} granted ({}s)", session.leaseId, ttlSeconds);
@@ -1121,45 +1122,49 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
     }
 
     private void scheduleKeepAlive(SessionLease session, long delayNanos) {
-        if (this.closed || session.isExpired()) {
+        if (this.calls.isClosed() || session.isExpired()) {
             return;
         }
         // Jitter spreads the keep-alives of many clients started together.
         long jitter = (long) (delayNanos * 0.1 * (ThreadLocalRandom.current().nextDouble() - 0.5));
-        session.keepAliveTask = this.scheduler.schedule(
-                () -> {
-                    // The cadence does not wait for answers: a slow answer must not delay the next try.
-                    scheduleKeepAlive(session, session.keepAlivePeriodNanos());
-                    sendKeepAlive(session);
-                },
-                delayNanos + jitter,
-                TimeUnit.NANOSECONDS);
+        session.keepAliveTask = this.calls
+                .scheduler()
+                .schedule(
+                        () -> {
+                            // The cadence does not wait for answers: a slow answer must not delay the next try.
+                            scheduleKeepAlive(session, session.keepAlivePeriodNanos());
+                            sendKeepAlive(session);
+                        },
+                        delayNanos + jitter,
+                        TimeUnit.NANOSECONDS);
     }
 
     private void sendKeepAlive(SessionLease session) {
-        if (this.closed || session.isExpired()) {
+        if (this.calls.isClosed() || session.isExpired()) {
             return;
         }
         long sent = System.nanoTime();
         // An answer helps for as long as the lease may still be alive, so wait that long for it.
         Duration timeout = Duration.ofNanos(Math.max(
                 session.keepAlivePeriodNanos(),
-                Math.min(this.requestTimeout.toNanos(), TimeUnit.SECONDS.toNanos(session.ttlSeconds))));
-        timed(this.client.getLeaseClient().keepAliveOnce(session.leaseId), "keeping lease alive", timeout)
+                Math.min(this.calls.requestTimeout().toNanos(), TimeUnit.SECONDS.toNanos(session.ttlSeconds))));
+        calls.timed(this.calls.client().getLeaseClient().keepAliveOnce(session.leaseId), "keeping lease alive", timeout)
                 .whenComplete((response, failure) -> {
                     if (failure != null) {
                         logger.debug("Keep-alive of lease {} failed: {}", session.leaseId, failure.toString());
                         // Retry soon, unless a later keep-alive already succeeded: the local deadline,
                         // not this failure, decides when locks are lost.
                         if (!session.confirmedSince(sent)) {
-                            this.scheduler.schedule(
-                                    () -> {
-                                        if (!session.confirmedSince(sent)) {
-                                            sendKeepAlive(session);
-                                        }
-                                    },
-                                    500,
-                                    TimeUnit.MILLISECONDS);
+                            this.calls
+                                    .scheduler()
+                                    .schedule(
+                                            () -> {
+                                                if (!session.confirmedSince(sent)) {
+                                                    sendKeepAlive(session);
+                                                }
+                                            },
+                                            500,
+                                            TimeUnit.MILLISECONDS);
                         }
                     } else if (response.getTTL() <= 0) {
                         expireSession(session, "etcd reports lease " + session.leaseId + " expired");
@@ -1176,19 +1181,21 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
             previous.cancel(false);
         }
         long remaining = session.validUntilNanos() - System.nanoTime();
-        session.deadlineTask = this.scheduler.schedule(
-                () -> {
-                    if (System.nanoTime() - session.validUntilNanos() >= 0) {
-                        expireSession(
-                                session,
-                                "no keep-alive of lease " + session.leaseId
-                                        + " was confirmed before its local deadline");
-                    } else {
-                        scheduleDeadline(session);
-                    }
-                },
-                Math.max(0, remaining),
-                TimeUnit.NANOSECONDS);
+        session.deadlineTask = this.calls
+                .scheduler()
+                .schedule(
+                        () -> {
+                            if (System.nanoTime() - session.validUntilNanos() >= 0) {
+                                expireSession(
+                                        session,
+                                        "no keep-alive of lease " + session.leaseId
+                                                + " was confirmed before its local deadline");
+                            } else {
+                                scheduleDeadline(session);
+                            }
+                        },
+                        Math.max(0, remaining),
+                        TimeUnit.NANOSECONDS);
     }
 
     /** Every lock on the session is lost; new acquisitions get a new session. */
@@ -1209,7 +1216,7 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
         }
         session.locks.clear();
         // If etcd still has the lease, its keys would block others until it expires: revoke it.
-        timed(this.client.getLeaseClient().revoke(session.leaseId), "revoking a lost lease")
+        calls.timed(this.calls.client().getLeaseClient().revoke(session.leaseId), "revoking a lost lease")
                 .exceptionally(failure -> null);
     }
 
@@ -1278,22 +1285,25 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
                     .build();
             // jetcd reports a stream that ended without an error only through onCompleted, and does not
             // resume it: the mirror would go silent, so that ends the watch like an error does.
-            this.watcher = client.getWatchClient()
+            this.watcher = calls.client()
+                    .getWatchClient()
                     .watch(
-                            bytes(prefix),
+                            EtcdCalls.bytes(prefix),
                             option,
                             Watch.listener(
                                     this::onResponse,
                                     this::onError,
                                     () -> onError(new IllegalStateException("watch stream ended"))));
-            scheduler.schedule(
-                    () -> {
-                        if (!isSeeded()) {
-                            onError(new TimeoutException("watch not confirmed within " + requestTimeout));
-                        }
-                    },
-                    requestTimeout.toMillis(),
-                    TimeUnit.MILLISECONDS);
+            calls.scheduler()
+                    .schedule(
+                            () -> {
+                                if (!isSeeded()) {
+                                    onError(new TimeoutException(
+                                            "watch not confirmed within " + calls.requestTimeout()));
+                                }
+                            },
+                            calls.requestTimeout().toMillis(),
+                            TimeUnit.MILLISECONDS);
         }
 
         synchronized boolean isClosed() {
@@ -1399,7 +1409,9 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
         private void seed() {
             GetOption all =
                     GetOption.builder().isPrefix(true).withKeysOnly(true).build();
-            timed(client.getKVClient().get(bytes(this.prefix), all), "reading the queue of " + this.prefix)
+            calls.timed(
+                            calls.client().getKVClient().get(EtcdCalls.bytes(this.prefix), all),
+                            "reading the queue of " + this.prefix)
                     .whenComplete((response, failure) -> {
                         if (failure != null) {
                             onError(failure);
@@ -1482,24 +1494,27 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
     @Override
     public CompletableFuture<BackendHealth> health(Duration timeout) {
         Map<String, Object> details = new ConcurrentHashMap<>();
-        details.put("endpoints", this.endpoints);
+        details.put("endpoints", this.calls.endpoints());
         details.put("namespace", this.keys.namespace());
-        CompletableFuture<Boolean> quorum = timed(
-                        this.client
+        CompletableFuture<Boolean> quorum = calls.timed(
+                        this.calls
+                                .client()
                                 .getKVClient()
                                 .get(
-                                        bytes(this.keys.namespace() + "/health"),
+                                        EtcdCalls.bytes(this.keys.namespace() + "/health"),
                                         GetOption.builder().withCountOnly(true).build()),
                         "a health read",
                         timeout)
                 .handle((response, failure) -> {
                     if (failure != null) {
                         details.put(
-                                "error", unavailable("a health read", failure).getMessage());
+                                "error",
+                                calls.unavailable("a health read", failure).getMessage());
                     }
                     return failure == null;
                 });
-        CompletableFuture<Void> members = timed(this.client.getClusterClient().listMember(), "listing members", timeout)
+        CompletableFuture<Void> members = calls.timed(
+                        this.calls.client().getClusterClient().listMember(), "listing members", timeout)
                 .thenAccept(response -> {
                     List<String> names = new ArrayList<>();
                     response.getMembers().forEach(member -> names.add(member.getName()));
@@ -1519,9 +1534,9 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
     /** The leader's member id as one endpoint reports it, in hex as etcd prints it. */
     private CompletableFuture<String> leaderOf(Duration timeout) {
         CompletableFuture<String> result = new CompletableFuture<>();
-        AtomicFailures failures = new AtomicFailures(this.endpoints.size());
-        for (String endpoint : this.endpoints) {
-            timed(this.client.getMaintenanceClient().statusMember(endpoint), "reading status", timeout)
+        AtomicFailures failures = new AtomicFailures(this.calls.endpoints().size());
+        for (String endpoint : this.calls.endpoints()) {
+            calls.timed(this.calls.client().getMaintenanceClient().statusMember(endpoint), "reading status", timeout)
                     .whenComplete((status, failure) -> {
                         if (failure == null && status.getLeader() != 0) {
                             result.complete(Long.toHexString(status.getLeader()));
@@ -1550,11 +1565,12 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
 
     @Override
     public CompletableFuture<List<QueueEntry>> queue(ResourceName resource) {
-        return timed(
-                        this.client
+        return calls.timed(
+                        this.calls
+                                .client()
                                 .getKVClient()
                                 .get(
-                                        bytes(this.keys.resourcePrefix(resource)),
+                                        EtcdCalls.bytes(this.keys.resourcePrefix(resource)),
                                         GetOption.builder()
                                                 .isPrefix(true)
                                                 .withSortField(GetOption.SortTarget.CREATE)
@@ -1599,112 +1615,9 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
         });
     }
 
-    // ---------------------------------------------------------------- plumbing
-
-    private <T> CompletableFuture<T> timed(CompletableFuture<T> future, String what) {
-        return timed(future, what, this.requestTimeout);
-    }
-
-    /** Bounds a jetcd call and turns every failure of the store into {@link LockBackendUnavailableException}. */
-    private <T> CompletableFuture<T> timed(CompletableFuture<T> future, String what, Duration timeout) {
-        CompletableFuture<T> result = new CompletableFuture<>();
-        ScheduledFuture<?> timer = this.scheduler.schedule(
-                () -> result.completeExceptionally(new NoAnswerException("etcd " + this.endpoints + " did not answer "
-                        + what + " within " + timeout.toMillis() + " ms")),
-                timeout.toNanos(),
-                TimeUnit.NANOSECONDS);
-        future.whenComplete((value, failure) -> {
-            timer.cancel(false);
-            if (failure != null) {
-                result.completeExceptionally(unavailable(what, failure));
-            } else {
-                result.complete(value);
-            }
-        });
-        return result;
-    }
-
-    /** A connection failure under the request ({@code UNAVAILABLE}): it may or may not have been applied. */
-    static boolean isUnavailable(Throwable failure) {
-        return anyCause(failure, cause -> hasCode(cause, io.grpc.Status.Code.UNAVAILABLE));
-    }
-
-    private static boolean isNoAnswer(Throwable failure) {
-        return anyCause(failure, cause -> cause instanceof NoAnswerException);
-    }
-
-    /** Whether jetcd's exception or the gRPC status of {@code cause} carries {@code code}. */
-    private static boolean hasCode(Throwable cause, io.grpc.Status.Code code) {
-        if (cause instanceof io.etcd.jetcd.common.exception.EtcdException etcd
-                && etcd.getErrorCode().name().equals(code.name())) {
-            return true;
-        }
-        return io.grpc.Status.fromThrowable(cause).getCode() == code;
-    }
-
-    private static boolean anyCause(Throwable failure, java.util.function.Predicate<Throwable> test) {
-        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (test.test(cause)) {
-                return true;
-            }
-            if (cause.getCause() == cause) {
-                break;
-            }
-        }
-        return false;
-    }
-
-    /** No answer within the time allowed: the request may or may not have been applied. */
-    static final class NoAnswerException extends LockBackendUnavailableException {
-
-        private static final long serialVersionUID = 1L;
-
-        NoAnswerException(String message) {
-            super(message);
-        }
-    }
-
-    /**
-     * Whether {@code failure} proves that nothing of the request was written: etcd refused it with
-     * {@code RESOURCE_EXHAUSTED} ({@code etcdserver: too many requests}, refused before proposing
-     * when its apply lags its commits by too much; or no space left, refused before applying), or
-     * the client never sent it. jetcd does not retry Txns, so no earlier attempt can have applied.
-     */
-    static boolean isKnownNotWritten(Throwable failure) {
-        return anyCause(
-                failure,
-                cause -> cause instanceof TxnCoalescer.NotSentException
-                        || hasCode(cause, io.grpc.Status.Code.RESOURCE_EXHAUSTED));
-    }
-
-    private static String reasonOf(Throwable failure) {
-        Throwable cause = failure;
-        while (cause.getCause() != null && cause.getCause() != cause) {
-            cause = cause.getCause();
-        }
-        return String.valueOf(cause.getMessage());
-    }
-
-    private LockException unavailable(String what, Throwable failure) {
-        Throwable cause = failure;
-        while ((cause instanceof CompletionException || cause instanceof ExecutionException)
-                && cause.getCause() != null) {
-            cause = cause.getCause();
-        }
-        if (cause instanceof LockException lockException) {
-            return lockException;
-        }
-        String reason = (cause instanceof TimeoutException) ? "timed out" : cause.toString();
-        return new LockBackendUnavailableException("etcd " + this.endpoints + " failed " + what + ": " + reason, cause);
-    }
-
-    private static ByteSequence bytes(String value) {
-        return ByteSequence.from(value, StandardCharsets.UTF_8);
-    }
-
     @Override
     public String describe() {
-        return "etcd" + this.endpoints + this.keys.namespace();
+        return "etcd" + this.calls.endpoints() + this.keys.namespace();
     }
 
     /**
@@ -1714,10 +1627,10 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
      */
     @Override
     public void close() {
-        if (this.closed) {
+        if (this.calls.isClosed()) {
             return;
         }
-        this.closed = true;
+        this.calls.markClosed();
         flushRiders();
         this.pendingCleanups.values().forEach(task -> task.cancel(false));
         for (Attempt attempt : new ArrayList<>(this.inFlight)) {
@@ -1730,13 +1643,14 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
                 cancel(session.keepAliveTask);
                 cancel(session.deadlineTask);
                 session.locks.forEach(EtcdLock::markReleased);
-                revokes.add(timed(this.client.getLeaseClient().revoke(session.leaseId), "revoking a lease")
-                        .exceptionally(failure -> null));
+                revokes.add(
+                        calls.timed(this.calls.client().getLeaseClient().revoke(session.leaseId), "revoking a lease")
+                                .exceptionally(failure -> null));
             }
         }
         try {
             CompletableFuture.allOf(revokes.toArray(CompletableFuture[]::new))
-                    .get(this.requestTimeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
+                    .get(this.calls.requestTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
         } catch (ExecutionException | TimeoutException ex) {
@@ -1746,9 +1660,9 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
         this.watches.clear();
         this.held.clear();
         this.sessions.clear();
-        this.scheduler.shutdownNow();
+        this.calls.shutdown();
         if (this.ownsClient) {
-            this.client.close();
+            this.calls.client().close();
         }
     }
 
@@ -1879,7 +1793,7 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
                     // starts at that moment. Ping only while calls are open; keep-alive rounds are calls.
                     .keepaliveWithoutCalls(false);
             if (this.user != null && this.password != null) {
-                builder.user(bytes(this.user)).password(bytes(this.password));
+                builder.user(EtcdCalls.bytes(this.user)).password(EtcdCalls.bytes(this.password));
             }
             if (this.customizer != null) {
                 this.customizer.accept(builder);
