@@ -13,7 +13,6 @@ import dev.fencelock.spi.LockBackend;
 import dev.fencelock.spi.QueueEntry;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
-import io.etcd.jetcd.ClientBuilder;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.kv.TxnResponse;
@@ -33,7 +32,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -131,7 +129,7 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
     private final TxnCoalescer<DeleteRequest, Boolean> deletes =
             new TxnCoalescer<>(64, 2, Integer.MAX_VALUE, DeleteRequest::key, request -> false, this::sendDeletes);
 
-    private EtcdLockBackend(Builder builder, Client client, boolean ownsClient) {
+    EtcdLockBackend(EtcdLockBackendBuilder builder, Client client, boolean ownsClient) {
         this.calls = new EtcdCalls(client, builder.endpoints, builder.requestTimeout, builder.attemptTimeout);
         this.ownsClient = ownsClient;
         this.keys = new LockKeys(builder.namespace);
@@ -140,8 +138,8 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
         this.instanceId = builder.instanceId;
     }
 
-    public static Builder builder() {
-        return new Builder();
+    public static EtcdLockBackendBuilder builder() {
+        return new EtcdLockBackendBuilder();
     }
 
     /** The jetcd client, for health checks and administration. */
@@ -1663,142 +1661,6 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
         this.calls.shutdown();
         if (this.ownsClient) {
             this.calls.client().close();
-        }
-    }
-
-    /** Builds an {@link EtcdLockBackend}. */
-    public static final class Builder {
-
-        private List<String> endpoints = List.of("http://127.0.0.1:2379");
-
-        private String namespace = "/fencelock";
-
-        private Duration connectTimeout = Duration.ofSeconds(5);
-
-        private Duration requestTimeout = Duration.ofSeconds(5);
-
-        private Duration attemptTimeout = Duration.ofSeconds(2);
-
-        private Duration recheckInterval = Duration.ofSeconds(2);
-
-        private Duration retryGrace = Duration.ofSeconds(10);
-
-        private @Nullable String user;
-
-        private @Nullable String password;
-
-        private @Nullable Supplier<Client> clientFactory;
-
-        private java.util.function.@Nullable Consumer<ClientBuilder> customizer;
-
-        private String instanceId = LockAdministration.defaultInstanceId();
-
-        private Builder() {}
-
-        /** etcd client URLs, e.g. {@code http://10.0.0.1:2379}. */
-        public Builder endpoints(List<String> endpoints) {
-            Objects.requireNonNull(endpoints, "endpoints must not be null");
-            if (endpoints.isEmpty()) {
-                throw new IllegalArgumentException("At least one etcd endpoint is required");
-            }
-            this.endpoints = List.copyOf(endpoints);
-            return this;
-        }
-
-        public Builder endpoints(String... endpoints) {
-            return endpoints(List.of(endpoints));
-        }
-
-        /** Key prefix for all locks (default {@code /fencelock}); clients that should exclude each other share it. */
-        public Builder namespace(String namespace) {
-            this.namespace = LockKeys.validateNamespace(namespace);
-            return this;
-        }
-
-        /** Time to establish a connection (5 s). */
-        public Builder connectTimeout(Duration timeout) {
-            this.connectTimeout = Objects.requireNonNull(timeout);
-            return this;
-        }
-
-        /** Longest wait for any single etcd request (5 s); a waiting acquire is bounded by its wait timeout. */
-        public Builder requestTimeout(Duration timeout) {
-            this.requestTimeout = Objects.requireNonNull(timeout);
-            return this;
-        }
-
-        /**
-         * How long one send of a guarded write (an acquisition's put, a release, an abandon) waits
-         * for its answer before it is sent again (2 s, at most the request timeout). They are safe to
-         * apply twice, so after a leader is lost they are retried as soon as a new one can take them,
-         * instead of after the request timeout.
-         */
-        public Builder attemptTimeout(Duration timeout) {
-            this.attemptTimeout = Objects.requireNonNull(timeout);
-            return this;
-        }
-
-        /** How often a waiter re-reads its predecessor in case a watch event was lost (2 s). */
-        public Builder recheckInterval(Duration interval) {
-            this.recheckInterval = Objects.requireNonNull(interval);
-            return this;
-        }
-
-        /**
-         * How long a key whose put had an unknown outcome is kept for a retry with the same request
-         * id before it is deleted (10 s). Keys of generated request ids are deleted at once.
-         */
-        public Builder retryGrace(Duration grace) {
-            this.retryGrace = Objects.requireNonNull(grace);
-            return this;
-        }
-
-        /** Credentials for etcd authentication. */
-        public Builder credentials(String user, String password) {
-            this.user = Objects.requireNonNull(user);
-            this.password = Objects.requireNonNull(password);
-            return this;
-        }
-
-        /** Adjusts the jetcd client before it is built (TLS, authority, interceptors). */
-        public Builder customizeClient(java.util.function.Consumer<ClientBuilder> customizer) {
-            this.customizer = Objects.requireNonNull(customizer);
-            return this;
-        }
-
-        /** Identity of this process in holder records (default {@code host:pid}). */
-        public Builder instanceId(String instanceId) {
-            this.instanceId = Objects.requireNonNull(instanceId);
-            return this;
-        }
-
-        /** Uses a client made elsewhere; the backend will not close it. */
-        public Builder client(Client client) {
-            Objects.requireNonNull(client);
-            this.clientFactory = () -> client;
-            return this;
-        }
-
-        public EtcdLockBackend build() {
-            if (this.clientFactory != null) {
-                return new EtcdLockBackend(this, this.clientFactory.get(), false);
-            }
-            ClientBuilder builder = Client.builder()
-                    .endpoints(this.endpoints.toArray(String[]::new))
-                    .connectTimeout(this.connectTimeout)
-                    // Our own requests are guarded and bounded; jetcd's retries would only outlive our timeouts.
-                    .retryMaxAttempts(0)
-                    // etcd refuses HTTP/2 pings on a connection with no call open (PermitWithoutStream is off)
-                    // and closes an idle client's connection with GOAWAY too_many_pings, failing whatever
-                    // starts at that moment. Ping only while calls are open; keep-alive rounds are calls.
-                    .keepaliveWithoutCalls(false);
-            if (this.user != null && this.password != null) {
-                builder.user(EtcdCalls.bytes(this.user)).password(EtcdCalls.bytes(this.password));
-            }
-            if (this.customizer != null) {
-                this.customizer.accept(builder);
-            }
-            return new EtcdLockBackend(this, builder.build(), true);
         }
     }
 }
