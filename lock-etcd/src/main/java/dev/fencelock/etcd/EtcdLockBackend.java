@@ -36,7 +36,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -103,9 +102,9 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
 
     private final String instanceId;
 
-    private final Map<Long, CompletableFuture<SessionLease>> sessions = new ConcurrentHashMap<>();
-
     private final Map<String, EtcdLock> held = new ConcurrentHashMap<>();
+
+    private final SessionLeases sessions;
 
     private final Map<String, ResourceWatch> watches = new ConcurrentHashMap<>();
 
@@ -136,6 +135,7 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
         this.recheckInterval = builder.recheckInterval;
         this.retryGrace = builder.retryGrace;
         this.instanceId = builder.instanceId;
+        this.sessions = new SessionLeases(this.calls, this.held);
     }
 
     public static EtcdLockBackendBuilder builder() {
@@ -166,13 +166,10 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
     /** The session leases this backend keeps alive, by TTL in seconds. */
     public Map<Long, SessionInfo> sessions() {
         Map<Long, SessionInfo> info = new java.util.TreeMap<>();
-        this.sessions.forEach((ttl, future) -> {
-            SessionLease session = grantedOrNull(future);
-            if (session != null && !session.isExpired()) {
-                long remaining = session.validUntilNanos() - System.nanoTime();
-                info.put(ttl, new SessionInfo(session.leaseId, Duration.ofNanos(remaining), session.locks.size()));
-            }
-        });
+        this.sessions
+                .live()
+                .forEach((ttl, session) ->
+                        info.put(ttl, new SessionInfo(session.leaseId, session.validFor(), session.locks.size())));
         return info;
     }
 
@@ -284,15 +281,16 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
                     abandon();
                 }
             });
-            session(this.command.ttlSeconds(), this.command.deadlineNanos()).whenComplete((session, failure) -> {
-                if (failure != null) {
-                    fail(calls.unavailable(
-                            "creating a session lease for lock '" + this.command.resource() + "'", failure));
-                } else {
-                    this.session = session;
-                    put(session);
-                }
-            });
+            sessions.session(this.command.ttlSeconds(), this.command.deadlineNanos())
+                    .whenComplete((session, failure) -> {
+                        if (failure != null) {
+                            fail(calls.unavailable(
+                                    "creating a session lease for lock '" + this.command.resource() + "'", failure));
+                        } else {
+                            this.session = session;
+                            put(session);
+                        }
+                    });
         }
 
         void put(SessionLease session) {
@@ -863,7 +861,7 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
                 .thenApply(response -> response.getTTL());
         return check.thenCombine(keepAlive, (confirmed, ttl) -> {
             if (ttl <= 0) {
-                expireSession(session, "etcd no longer knows lease " + session.leaseId);
+                this.sessions.expire(session, "etcd no longer knows lease " + session.leaseId);
             } else {
                 session.confirmed(sent, ttl);
             }
@@ -1079,149 +1077,6 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
                         }
                     }
                 });
-    }
-
-    // ---------------------------------------------------------------- sessions
-
-    private CompletableFuture<SessionLease> session(long ttlSeconds, long deadlineNanos) {
-        while (true) {
-            CompletableFuture<SessionLease> future = this.sessions.computeIfAbsent(ttlSeconds, this::grantSession);
-            SessionLease session = grantedOrNull(future);
-            if (future.isCompletedExceptionally() || (session != null && session.isExpired())) {
-                // Do not cache a failure or a dead lease: the next caller grants a fresh one.
-                this.sessions.remove(ttlSeconds, future);
-                if (System.nanoTime() - deadlineNanos < 0 && session != null) {
-                    continue;
-                }
-            }
-            return future;
-        }
-    }
-
-    /**
-     * The session a grant produced, or {@code null} while it is pending or when it failed.
-     * ({@code getNow} would throw for a failed grant, and a failed grant must never stay cached.)
-     */
-    private static @Nullable SessionLease grantedOrNull(CompletableFuture<SessionLease> future) {
-        return (future.isDone() && !future.isCompletedExceptionally()) ? future.join() : null;
-    }
-
-    private CompletableFuture<SessionLease> grantSession(long ttlSeconds) {
-        long sent = System.nanoTime();
-        return calls.timed(
-                        this.calls.client().getLeaseClient().grant(ttlSeconds), "granting a " + ttlSeconds + "s lease")
-                .thenApply(response -> {
-                    SessionLease session = new SessionLease(response.getID(), ttlSeconds, response.getTTL(), sent);
-                    logger.debug("Session lease {} granted ({}s)", session.leaseId, ttlSeconds);
-                    scheduleKeepAlive(session, session.keepAlivePeriodNanos());
-                    scheduleDeadline(session);
-                    return session;
-                });
-    }
-
-    private void scheduleKeepAlive(SessionLease session, long delayNanos) {
-        if (this.calls.isClosed() || session.isExpired()) {
-            return;
-        }
-        // Jitter spreads the keep-alives of many clients started together.
-        long jitter = (long) (delayNanos * 0.1 * (ThreadLocalRandom.current().nextDouble() - 0.5));
-        session.keepAliveTask = this.calls
-                .scheduler()
-                .schedule(
-                        () -> {
-                            // The cadence does not wait for answers: a slow answer must not delay the next try.
-                            scheduleKeepAlive(session, session.keepAlivePeriodNanos());
-                            sendKeepAlive(session);
-                        },
-                        delayNanos + jitter,
-                        TimeUnit.NANOSECONDS);
-    }
-
-    private void sendKeepAlive(SessionLease session) {
-        if (this.calls.isClosed() || session.isExpired()) {
-            return;
-        }
-        long sent = System.nanoTime();
-        // An answer helps for as long as the lease may still be alive, so wait that long for it.
-        Duration timeout = Duration.ofNanos(Math.max(
-                session.keepAlivePeriodNanos(),
-                Math.min(this.calls.requestTimeout().toNanos(), TimeUnit.SECONDS.toNanos(session.ttlSeconds))));
-        calls.timed(this.calls.client().getLeaseClient().keepAliveOnce(session.leaseId), "keeping lease alive", timeout)
-                .whenComplete((response, failure) -> {
-                    if (failure != null) {
-                        logger.debug("Keep-alive of lease {} failed: {}", session.leaseId, failure.toString());
-                        // Retry soon, unless a later keep-alive already succeeded: the local deadline,
-                        // not this failure, decides when locks are lost.
-                        if (!session.confirmedSince(sent)) {
-                            this.calls
-                                    .scheduler()
-                                    .schedule(
-                                            () -> {
-                                                if (!session.confirmedSince(sent)) {
-                                                    sendKeepAlive(session);
-                                                }
-                                            },
-                                            500,
-                                            TimeUnit.MILLISECONDS);
-                        }
-                    } else if (response.getTTL() <= 0) {
-                        expireSession(session, "etcd reports lease " + session.leaseId + " expired");
-                    } else {
-                        session.confirmed(sent, response.getTTL());
-                        scheduleDeadline(session);
-                    }
-                });
-    }
-
-    private void scheduleDeadline(SessionLease session) {
-        ScheduledFuture<?> previous = session.deadlineTask;
-        if (previous != null) {
-            previous.cancel(false);
-        }
-        long remaining = session.validUntilNanos() - System.nanoTime();
-        session.deadlineTask = this.calls
-                .scheduler()
-                .schedule(
-                        () -> {
-                            if (System.nanoTime() - session.validUntilNanos() >= 0) {
-                                expireSession(
-                                        session,
-                                        "no keep-alive of lease " + session.leaseId
-                                                + " was confirmed before its local deadline");
-                            } else {
-                                scheduleDeadline(session);
-                            }
-                        },
-                        Math.max(0, remaining),
-                        TimeUnit.NANOSECONDS);
-    }
-
-    /** Every lock on the session is lost; new acquisitions get a new session. */
-    private void expireSession(SessionLease session, String reason) {
-        if (!session.expire()) {
-            return;
-        }
-        this.sessions.computeIfPresent(
-                session.ttlSeconds, (ttl, future) -> grantedOrNull(future) == session ? null : future);
-        cancel(session.keepAliveTask);
-        cancel(session.deadlineTask);
-        logger.warn(
-                "Session lease {} lost ({}); {} lock(s) on it are lost", session.leaseId, reason, session.locks.size());
-        for (EtcdLock lock : new ArrayList<>(session.locks)) {
-            this.held.remove(lock.key, lock);
-            lock.markLost(new LockLostException(
-                    "Lock '" + lock.resource() + "' (token " + lock.fencingToken() + ") was lost: " + reason));
-        }
-        session.locks.clear();
-        // If etcd still has the lease, its keys would block others until it expires: revoke it.
-        calls.timed(this.calls.client().getLeaseClient().revoke(session.leaseId), "revoking a lost lease")
-                .exceptionally(failure -> null);
-    }
-
-    private static void cancel(@Nullable ScheduledFuture<?> task) {
-        if (task != null) {
-            task.cancel(false);
-        }
     }
 
     // ---------------------------------------------------------------- watches
@@ -1634,26 +1489,7 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
         for (Attempt attempt : new ArrayList<>(this.inFlight)) {
             attempt.fail(new LockException("Lock client closed while acquiring '" + attempt.command.resource() + "'"));
         }
-        List<CompletableFuture<?>> revokes = new ArrayList<>();
-        for (CompletableFuture<SessionLease> future : this.sessions.values()) {
-            SessionLease session = grantedOrNull(future);
-            if (session != null && session.expire()) {
-                cancel(session.keepAliveTask);
-                cancel(session.deadlineTask);
-                session.locks.forEach(EtcdLock::markReleased);
-                revokes.add(
-                        calls.timed(this.calls.client().getLeaseClient().revoke(session.leaseId), "revoking a lease")
-                                .exceptionally(failure -> null));
-            }
-        }
-        try {
-            CompletableFuture.allOf(revokes.toArray(CompletableFuture[]::new))
-                    .get(this.calls.requestTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-        } catch (ExecutionException | TimeoutException ex) {
-            logger.debug("Revoking session leases on close did not finish: {}", ex.toString());
-        }
+        this.sessions.revokeAll();
         this.watches.values().forEach(watch -> watch.watcher.close());
         this.watches.clear();
         this.held.clear();
