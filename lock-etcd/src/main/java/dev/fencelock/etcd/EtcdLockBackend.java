@@ -14,7 +14,6 @@ import dev.fencelock.spi.QueueEntry;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
-import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
@@ -22,14 +21,10 @@ import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
-import io.etcd.jetcd.options.WatchOption;
-import io.etcd.jetcd.watch.WatchEvent;
-import io.etcd.jetcd.watch.WatchResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -39,11 +34,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Locks on etcd, with the algorithm of etcd's {@code concurrency.Mutex} and a fencing token.
@@ -64,8 +56,6 @@ import org.slf4j.LoggerFactory;
  * </ul>
  */
 public final class EtcdLockBackend implements LockBackend, LockAdministration {
-
-    private static final Logger logger = LoggerFactory.getLogger(EtcdLockBackend.class);
 
     /**
      * How long a deferred release waits for an acquisition to ride on. Nobody waits for it but a
@@ -106,7 +96,7 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
 
     private final SessionLeases sessions;
 
-    private final Map<String, ResourceWatch> watches = new ConcurrentHashMap<>();
+    private final ResourceWatches watches;
 
     private final Map<String, ScheduledFuture<?>> pendingCleanups = new ConcurrentHashMap<>();
 
@@ -136,6 +126,7 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
         this.retryGrace = builder.retryGrace;
         this.instanceId = builder.instanceId;
         this.sessions = new SessionLeases(this.calls, this.held);
+        this.watches = new ResourceWatches(this.calls);
     }
 
     public static EtcdLockBackendBuilder builder() {
@@ -215,7 +206,7 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
     }
 
     /** One acquisition from first request to lock, failure or cancellation. */
-    private final class Attempt {
+    private final class Attempt implements QueueWaiter {
 
         final AcquireCommand command;
 
@@ -256,6 +247,16 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
             this.keyBytes = EtcdCalls.bytes(this.key);
             this.prefix = keys.resourcePrefix(command.resource());
             this.markerBytes = EtcdCalls.bytes(keys.abandonedMarker(command.resource(), command.requestId()));
+        }
+
+        @Override
+        public long revision() {
+            return this.myRevision;
+        }
+
+        @Override
+        public @Nullable SessionLease session() {
+            return this.session;
         }
 
         void start() {
@@ -299,7 +300,7 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
             }
             this.outcomeUnknown = true;
             // With the resource's queue mirrored here already, the mirror decides and the Txn reads nothing.
-            boolean readOwner = !this.command.waitForRelease() || !isMirrored(this.prefix);
+            boolean readOwner = !this.command.waitForRelease() || !watches.isMirrored(this.prefix);
             puts.submit(new PutRequest(this, session, readOwner)).whenComplete((outcome, failure) -> {
                 if (failure != null) {
                     if (EtcdFailures.isKnownNotWritten(failure)) {
@@ -473,12 +474,9 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
 
         /** Subscribes to the resource's shared watch, starting one if there is none. */
         private void joinWatch() {
-            ResourceWatch shared = watches.compute(
-                    this.prefix,
-                    (p, existing) ->
-                            (existing != null && existing.subscribe(this)) ? existing : new ResourceWatch(p, this));
+            ResourceWatch shared = watches.join(this.prefix, this);
             this.watch = shared;
-            // Outside compute(): a decision may complete the attempt, whose clean-up touches the map.
+            // Outside the registry's compute(): a decision may complete the attempt, whose clean-up touches it.
             shared.decide(this);
         }
 
@@ -495,20 +493,21 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
                     calls.scheduler().schedule(this::checkPredecessor, recheckInterval.toNanos(), TimeUnit.NANOSECONDS);
         }
 
-        /** Called by the shared watch when it can no longer decide for this waiter. */
-        void watchFailed() {
+        @Override
+        public void watchFailed() {
             calls.scheduler().execute(this::checkPredecessor);
         }
 
-        /** Called by the shared watch when my key left the queue before I was granted. */
-        void queueEntryGone() {
+        @Override
+        public void queueEntryGone() {
             if (this.decided.compareAndSet(false, true)) {
                 fail(new LockBackendUnavailableException("The queue entry of lock '" + this.command.resource()
                         + "' disappeared while waiting (session lease expired or force-released)"));
             }
         }
 
-        void grant(SessionLease session) {
+        @Override
+        public void grant(SessionLease session) {
             if (this.result.isDone() || !this.decided.compareAndSet(false, true)) {
                 // The first read, the watch and the re-check may each find the lock free, and a timeout
                 // may be cleaning up: whichever comes first decides.
@@ -631,29 +630,6 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
             }
             io.etcd.jetcd.kv.GetResponse read = reads.next();
             return () -> this.successor.handOverIf(read);
-        }
-    }
-
-    /**
-     * The local waiter next in line behind a released lock, with the mirror showing no other key
-     * older than it. Keys older than it can only disappear, so once the release commits at
-     * revision {@code D} it owns the lock if its key still exists at {@code D}: the release Txn
-     * reads that one key and, if so, hands the lock over without waiting for the watch event.
-     */
-    private record Successor(String key, long revision, Attempt attempt) {
-
-        Op read() {
-            return Op.get(
-                    EtcdCalls.bytes(this.key),
-                    GetOption.builder().withKeysOnly(true).build());
-        }
-
-        void handOverIf(io.etcd.jetcd.kv.GetResponse read) {
-            List<KeyValue> kvs = read.getKvs();
-            SessionLease session = this.attempt.session;
-            if (!kvs.isEmpty() && kvs.get(0).getCreateRevision() == this.revision && session != null) {
-                this.attempt.grant(session);
-            }
         }
     }
 
@@ -884,7 +860,8 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
     @Override
     public CompletableFuture<Boolean> release(BackendLock lock) {
         EtcdLock etcdLock = (EtcdLock) lock;
-        DeleteRequest request = new DeleteRequest(etcdLock.key, lock.fencingToken(), successorOf(etcdLock));
+        DeleteRequest request =
+                new DeleteRequest(etcdLock.key, lock.fencingToken(), this.watches.successorOf(etcdLock));
         forget(etcdLock);
         return retriedOnFailure(request, etcdLock.session, this.deletes.submit(request));
     }
@@ -901,7 +878,7 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
         if (this.calls.isClosed()) {
             return release(lock);
         }
-        Successor next = successorOf(etcdLock);
+        Successor next = this.watches.successorOf(etcdLock);
         forget(etcdLock);
         Rider rider = new Rider(new DeleteRequest(etcdLock.key, lock.fencingToken(), next), new CompletableFuture<>());
         synchronized (this.riders) {
@@ -914,11 +891,6 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
                         next != null ? HAND_OFF_LINGER_NANOS : RIDE_LINGER_NANOS,
                         TimeUnit.NANOSECONDS);
         return retriedOnFailure(rider.request(), etcdLock.session, rider.result());
-    }
-
-    private @Nullable Successor successorOf(EtcdLock lock) {
-        ResourceWatch watch = this.watches.get(lock.key.substring(0, lock.key.lastIndexOf('/') + 1));
-        return (watch != null) ? watch.successorOf(lock.fencingToken()) : null;
     }
 
     private void forget(EtcdLock lock) {
@@ -1079,269 +1051,6 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
                 });
     }
 
-    // ---------------------------------------------------------------- watches
-
-    /** Whether a live, seeded watch mirrors the queue of the resource with this key prefix. */
-    private boolean isMirrored(String prefix) {
-        ResourceWatch watch = this.watches.get(prefix);
-        return watch != null && watch.isSeededAndOpen();
-    }
-
-    /**
-     * One watch on a resource's key range, shared by every local waiter of that resource, and the
-     * mirror of the resource's queue it maintains.
-     *
-     * <p>The watch starts at the current revision, never in etcd's slow path for past revisions.
-     * Once etcd confirms it, one linearizable read of the resource's keys at revision {@code S}
-     * seeds the mirror; events up to {@code S} are already in it and are skipped, later ones are
-     * applied in order. From then on the mirror is the exact queue as of the newest event seen.
-     * A waiter whose key has revision {@code c} owns the lock once the mirror has reached
-     * {@code c} and no key older than {@code c} is left: keys are only ever created with newer
-     * revisions, so an older key can never come back. That is the same decision the predecessor
-     * read makes, without the read. If the watch fails or is not confirmed in time, each waiter
-     * falls back to reading its predecessor, which re-creates a watch.
-     */
-    private final class ResourceWatch {
-
-        final String prefix;
-
-        /** Local waiters by the create revision of their key; one resource never has two keys per revision. */
-        private final Map<Long, Attempt> waiters = new HashMap<>();
-
-        /** The resource's keys by create revision. */
-        private final java.util.NavigableMap<Long, String> queue = new java.util.TreeMap<>();
-
-        private final Map<String, Long> createRevisions = new HashMap<>();
-
-        /** Events that arrived before the seeding read answered. */
-        private @Nullable List<WatchEvent> early = new ArrayList<>();
-
-        /** Revision of the seeding read; events at or before it are in the mirror already. */
-        private long seededAt = -1;
-
-        /** The mirror is the queue as of this revision; -1 until seeded. */
-        private long revision = -1;
-
-        private boolean confirmed;
-
-        private boolean closed;
-
-        private final Watch.Watcher watcher;
-
-        ResourceWatch(String prefix, Attempt first) {
-            this.prefix = prefix;
-            this.waiters.put(first.myRevision, first);
-            WatchOption option = WatchOption.builder()
-                    .isPrefix(true)
-                    .withCreateNotify(true)
-                    .withRequireLeader(true)
-                    .build();
-            // jetcd reports a stream that ended without an error only through onCompleted, and does not
-            // resume it: the mirror would go silent, so that ends the watch like an error does.
-            this.watcher = calls.client()
-                    .getWatchClient()
-                    .watch(
-                            EtcdCalls.bytes(prefix),
-                            option,
-                            Watch.listener(
-                                    this::onResponse,
-                                    this::onError,
-                                    () -> onError(new IllegalStateException("watch stream ended"))));
-            calls.scheduler()
-                    .schedule(
-                            () -> {
-                                if (!isSeeded()) {
-                                    onError(new TimeoutException(
-                                            "watch not confirmed within " + calls.requestTimeout()));
-                                }
-                            },
-                            calls.requestTimeout().toMillis(),
-                            TimeUnit.MILLISECONDS);
-        }
-
-        synchronized boolean isClosed() {
-            return this.closed;
-        }
-
-        private synchronized boolean isSeeded() {
-            return this.revision >= 0;
-        }
-
-        /**
-         * The local waiter that owns the lock once the holder with revision {@code holder} is gone
-         * and its own key still exists: the next key, if the mirror shows no other older key.
-         */
-        synchronized @Nullable Successor successorOf(long holder) {
-            if (this.closed || this.revision < 0 || this.queue.isEmpty() || this.queue.firstKey() != holder) {
-                return null;
-            }
-            Map.Entry<Long, String> next = this.queue.higherEntry(holder);
-            Attempt waiter = (next != null) ? this.waiters.get(next.getKey()) : null;
-            return (waiter != null) ? new Successor(next.getValue(), next.getKey(), waiter) : null;
-        }
-
-        synchronized boolean isSeededAndOpen() {
-            return this.revision >= 0 && !this.closed;
-        }
-
-        synchronized boolean subscribe(Attempt attempt) {
-            if (this.closed) {
-                return false;
-            }
-            this.waiters.put(attempt.myRevision, attempt);
-            return true;
-        }
-
-        void unsubscribe(Attempt attempt) {
-            boolean last;
-            synchronized (this) {
-                this.waiters.remove(attempt.myRevision, attempt);
-                last = this.waiters.isEmpty() && !this.closed;
-                if (last) {
-                    this.closed = true;
-                }
-            }
-            if (last) {
-                watches.remove(this.prefix, this);
-                this.watcher.close();
-            }
-        }
-
-        /** Grants {@code attempt} or reports its key gone, if the mirror can already tell. */
-        void decide(Attempt attempt) {
-            Runnable decision;
-            synchronized (this) {
-                decision = decisionFor(attempt);
-            }
-            if (decision != null) {
-                decision.run();
-            }
-        }
-
-        private @Nullable Runnable decisionFor(Attempt attempt) {
-            long mine = attempt.myRevision;
-            if (this.closed || this.revision < mine || this.waiters.get(mine) != attempt) {
-                return null; // the mirror has not seen my key yet, or I no longer wait here
-            }
-            if (!this.queue.containsKey(mine)) {
-                return attempt::queueEntryGone;
-            }
-            if (this.queue.firstKey() == mine) {
-                SessionLease session = attempt.session;
-                return (session != null) ? () -> attempt.grant(session) : null;
-            }
-            return null;
-        }
-
-        private void onResponse(WatchResponse response) {
-            List<Runnable> decisions = new ArrayList<>();
-            boolean seed = false;
-            synchronized (this) {
-                if (this.closed) {
-                    return;
-                }
-                if (response.isCreatedNotify() && !this.confirmed) {
-                    this.confirmed = true;
-                    seed = true;
-                }
-                List<WatchEvent> events = response.getEvents();
-                if (this.early != null) {
-                    this.early.addAll(events);
-                } else if (!events.isEmpty()) {
-                    events.forEach(this::apply);
-                    decideAll(decisions);
-                }
-            }
-            if (seed) {
-                seed();
-            }
-            decisions.forEach(Runnable::run);
-        }
-
-        /** Reads the whole queue once the watch is confirmed, so no event after the read is missed. */
-        private void seed() {
-            GetOption all =
-                    GetOption.builder().isPrefix(true).withKeysOnly(true).build();
-            calls.timed(
-                            calls.client().getKVClient().get(EtcdCalls.bytes(this.prefix), all),
-                            "reading the queue of " + this.prefix)
-                    .whenComplete((response, failure) -> {
-                        if (failure != null) {
-                            onError(failure);
-                            return;
-                        }
-                        List<Runnable> decisions = new ArrayList<>();
-                        synchronized (this) {
-                            if (this.closed) {
-                                return;
-                            }
-                            this.seededAt = response.getHeader().getRevision();
-                            this.revision = this.seededAt;
-                            for (KeyValue kv : response.getKvs()) {
-                                add(kv.getKey().toString(StandardCharsets.UTF_8), kv.getCreateRevision());
-                            }
-                            List<WatchEvent> buffered = this.early;
-                            this.early = null;
-                            if (buffered != null) {
-                                buffered.forEach(this::apply);
-                            }
-                            decideAll(decisions);
-                        }
-                        decisions.forEach(Runnable::run);
-                    });
-        }
-
-        private void apply(WatchEvent event) {
-            KeyValue kv = event.getKeyValue();
-            long at = kv.getModRevision();
-            if (at <= this.seededAt) {
-                return; // the seeding read saw this already
-            }
-            String key = kv.getKey().toString(StandardCharsets.UTF_8);
-            if (event.getEventType() == WatchEvent.EventType.PUT) {
-                add(key, kv.getCreateRevision());
-            } else if (event.getEventType() == WatchEvent.EventType.DELETE) {
-                Long created = this.createRevisions.remove(key);
-                if (created != null) {
-                    this.queue.remove(created);
-                }
-            }
-            this.revision = Math.max(this.revision, at);
-        }
-
-        private void add(String key, long createRevision) {
-            if (this.createRevisions.putIfAbsent(key, createRevision) == null) {
-                this.queue.put(createRevision, key);
-            }
-        }
-
-        private void decideAll(List<Runnable> decisions) {
-            for (Attempt attempt : this.waiters.values()) {
-                Runnable decision = decisionFor(attempt);
-                if (decision != null) {
-                    decisions.add(decision);
-                }
-            }
-        }
-
-        private void onError(Throwable failure) {
-            logger.debug("Watch on {} failed: {}", this.prefix, failure.toString());
-            List<Attempt> orphaned;
-            synchronized (this) {
-                if (this.closed) {
-                    return;
-                }
-                this.closed = true;
-                orphaned = new ArrayList<>(this.waiters.values());
-                this.waiters.clear();
-            }
-            watches.remove(this.prefix, this);
-            this.watcher.close();
-            // Each waiter reads its predecessor instead, and joins or starts a new watch if still queued.
-            orphaned.forEach(Attempt::watchFailed);
-        }
-    }
-
     // ---------------------------------------------------------------- operations
 
     @Override
@@ -1490,8 +1199,7 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
             attempt.fail(new LockException("Lock client closed while acquiring '" + attempt.command.resource() + "'"));
         }
         this.sessions.revokeAll();
-        this.watches.values().forEach(watch -> watch.watcher.close());
-        this.watches.clear();
+        this.watches.closeAll();
         this.held.clear();
         this.sessions.clear();
         this.calls.shutdown();
