@@ -11,19 +11,15 @@ import dev.fencelock.spi.BackendLock;
 import dev.fencelock.spi.LockAdministration;
 import dev.fencelock.spi.LockBackend;
 import dev.fencelock.spi.QueueEntry;
-import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
-import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
-import io.etcd.jetcd.options.PutOption;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -34,7 +30,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -57,29 +52,6 @@ import org.jspecify.annotations.Nullable;
  */
 public final class EtcdLockBackend implements LockBackend, LockAdministration {
 
-    /**
-     * How long a deferred release waits for an acquisition to ride on. Nobody waits for it but a
-     * remote waiter of the same resource, whose hand-off it delays by at most this much.
-     */
-    static final long RIDE_LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
-
-    /**
-     * The same when a local waiter is next in line: just long enough for the releasing thread's
-     * next acquisition (a worker loop on a hot key) to carry the release in one Txn.
-     */
-    static final long HAND_OFF_LINGER_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
-
-    /** etcd's default {@code --max-txn-ops}: compares, and ops per branch, of one Txn. */
-    private static final int MAX_TXN_OPS = 128;
-
-    private static final int MAX_RIDERS = 64;
-
-    /**
-     * Acquisitions waiting for a Txn slot beyond this are refused at once: an etcd that does not keep
-     * up is not fed a growing backlog (they were never sent, so they back off like etcd's own refusals).
-     */
-    static final int MAX_QUEUED_PUTS = 4096;
-
     private final EtcdCalls calls;
 
     private final boolean ownsClient;
@@ -98,25 +70,13 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
 
     private final ResourceWatches watches;
 
-    private final Map<String, ScheduledFuture<?>> pendingCleanups = new ConcurrentHashMap<>();
-
     private final Set<Attempt> inFlight = ConcurrentHashMap.newKeySet();
 
-    /** Concurrent acquisitions of distinct resources share one Txn (one raft commit). */
-    private final TxnCoalescer<PutRequest, PutOutcome> puts = new TxnCoalescer<>(
-            32,
-            2,
-            MAX_QUEUED_PUTS,
-            request -> request.attempt().prefix,
-            request -> request.attempt().result.isDone(),
-            this::sendPuts);
+    private final DeleteBatch deleteBatch;
 
-    /** Deferred releases waiting to ride on the next acquisition's Txn. */
-    private final java.util.ArrayDeque<Rider> riders = new java.util.ArrayDeque<>();
+    private final PutBatch puts;
 
-    /** Concurrent releases share one Txn. */
-    private final TxnCoalescer<DeleteRequest, Boolean> deletes =
-            new TxnCoalescer<>(64, 2, Integer.MAX_VALUE, DeleteRequest::key, request -> false, this::sendDeletes);
+    private final GuardedDeletes deletes;
 
     EtcdLockBackend(EtcdLockBackendBuilder builder, Client client, boolean ownsClient) {
         this.calls = new EtcdCalls(client, builder.endpoints, builder.requestTimeout, builder.attemptTimeout);
@@ -127,6 +87,9 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
         this.instanceId = builder.instanceId;
         this.sessions = new SessionLeases(this.calls, this.held);
         this.watches = new ResourceWatches(this.calls);
+        this.deleteBatch = new DeleteBatch(this.calls);
+        this.puts = new PutBatch(this.calls, this.deleteBatch);
+        this.deletes = new GuardedDeletes(this.calls, this.deleteBatch, this.held);
     }
 
     public static EtcdLockBackendBuilder builder() {
@@ -208,15 +171,13 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
     /** One acquisition from first request to lock, failure or cancellation. */
     private final class Attempt implements QueueWaiter {
 
+        final AcquisitionOps ops;
+
         final AcquireCommand command;
 
         final String key;
 
-        final ByteSequence keyBytes;
-
         final String prefix;
-
-        final ByteSequence markerBytes;
 
         final CompletableFuture<BackendLock> result = new CompletableFuture<>();
 
@@ -242,11 +203,10 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
         final java.util.concurrent.atomic.AtomicBoolean decided = new java.util.concurrent.atomic.AtomicBoolean();
 
         Attempt(AcquireCommand command) {
+            this.ops = new AcquisitionOps(keys, command, instanceId);
             this.command = command;
-            this.key = keys.key(command.resource(), command.requestId());
-            this.keyBytes = EtcdCalls.bytes(this.key);
-            this.prefix = keys.resourcePrefix(command.resource());
-            this.markerBytes = EtcdCalls.bytes(keys.abandonedMarker(command.resource(), command.requestId()));
+            this.key = this.ops.key;
+            this.prefix = this.ops.prefix;
         }
 
         @Override
@@ -260,11 +220,8 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
         }
 
         void start() {
-            ScheduledFuture<?> pending = pendingCleanups.remove(this.key);
-            if (pending != null) {
-                // A retry with the same request id adopts the key an earlier attempt may have left.
-                pending.cancel(false);
-            }
+            // A retry with the same request id adopts the key an earlier attempt may have left.
+            deletes.adopt(this.key);
             ScheduledFuture<?> deadline = calls.scheduler()
                     .schedule(this::deadlineReached, this.command.remainingNanos(), TimeUnit.NANOSECONDS);
             this.result.whenComplete((lock, failure) -> {
@@ -301,34 +258,35 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
             this.outcomeUnknown = true;
             // With the resource's queue mirrored here already, the mirror decides and the Txn reads nothing.
             boolean readOwner = !this.command.waitForRelease() || !watches.isMirrored(this.prefix);
-            puts.submit(new PutRequest(this, session, readOwner)).whenComplete((outcome, failure) -> {
-                if (failure != null) {
-                    if (EtcdFailures.isKnownNotWritten(failure)) {
-                        // Refused before anything was proposed, or never sent: no key can exist, so no
-                        // abandon marker; back off and try again within the wait time.
+            puts.submit(new PutBatch.PutRequest(this.ops, session, readOwner, this.result))
+                    .whenComplete((outcome, failure) -> {
+                        if (failure != null) {
+                            if (EtcdFailures.isKnownNotWritten(failure)) {
+                                // Refused before anything was proposed, or never sent: no key can exist, so no
+                                // abandon marker; back off and try again within the wait time.
+                                this.outcomeUnknown = false;
+                                putAgainLater(session, failure, true);
+                            } else if (EtcdFailures.isNoAnswer(failure)
+                                    && System.nanoTime() - this.command.deadlineNanos() < 0) {
+                                // No answer in time (e.g. the member lost its leader): the guarded put is safe to
+                                // send again; it creates my key or finds the one an earlier send created.
+                                put(session);
+                            } else if (EtcdFailures.isUnavailable(failure)) {
+                                // The connection failed under the request (a member died, a GOAWAY): it may have
+                                // been applied, so the outcome stays unknown, but a guarded resend is safe.
+                                putAgainLater(session, failure, false);
+                            } else {
+                                fail(failure);
+                            }
+                            return;
+                        }
                         this.outcomeUnknown = false;
-                        putAgainLater(session, failure, true);
-                    } else if (EtcdFailures.isNoAnswer(failure)
-                            && System.nanoTime() - this.command.deadlineNanos() < 0) {
-                        // No answer in time (e.g. the member lost its leader): the guarded put is safe to
-                        // send again; it creates my key or finds the one an earlier send created.
-                        put(session);
-                    } else if (EtcdFailures.isUnavailable(failure)) {
-                        // The connection failed under the request (a member died, a GOAWAY): it may have
-                        // been applied, so the outcome stays unknown, but a guarded resend is safe.
-                        putAgainLater(session, failure, false);
-                    } else {
-                        fail(failure);
-                    }
-                    return;
-                }
-                this.outcomeUnknown = false;
-                try {
-                    onPut(session, outcome);
-                } catch (RuntimeException ex) {
-                    fail(ex);
-                }
-            });
+                        try {
+                            onPut(session, outcome);
+                        } catch (RuntimeException ex) {
+                            fail(ex);
+                        }
+                    });
         }
 
         /** Backs off (jittered, doubling from 20 ms up to 1 s) unless that passes the wait deadline. */
@@ -353,35 +311,7 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
             calls.scheduler().schedule(() -> put(session), delay, TimeUnit.NANOSECONDS);
         }
 
-        /** The put, in the If/Then form every acquisition shares when batched. */
-        Cmp[] putConditions() {
-            return new Cmp[] {
-                new Cmp(this.keyBytes, Cmp.Op.EQUAL, CmpTarget.createRevision(0)),
-                new Cmp(this.markerBytes, Cmp.Op.EQUAL, CmpTarget.createRevision(0))
-            };
-        }
-
-        Op putOp(SessionLease session) {
-            // Attach the lease inside a Txn: etcd 3.4's plain leased Put slows down with many keys on one lease.
-            return Op.put(
-                    this.keyBytes,
-                    EtcdCalls.bytes(holderRecord(this.command)),
-                    PutOption.builder().withLeaseId(session.leaseId).build());
-        }
-
-        Op ownerRead() {
-            return Op.get(
-                    EtcdCalls.bytes(this.prefix),
-                    GetOption.builder()
-                            .isPrefix(true)
-                            .withSortField(GetOption.SortTarget.CREATE)
-                            .withSortOrder(GetOption.SortOrder.ASCEND)
-                            .withKeysOnly(true)
-                            .withLimit(1)
-                            .build());
-        }
-
-        void onPut(SessionLease session, PutOutcome outcome) {
+        void onPut(SessionLease session, PutBatch.PutOutcome outcome) {
             long revision;
             if (outcome.created()) {
                 revision = outcome.revision();
@@ -429,7 +359,7 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
             CompletableFuture<TxnResponse> txn = calls.client()
                     .getKVClient()
                     .txn()
-                    .If(new Cmp(this.keyBytes, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
+                    .If(new Cmp(this.ops.keyBytes, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
                     .Then(Op.get(
                             EtcdCalls.bytes(this.prefix),
                             GetOption.builder()
@@ -556,7 +486,8 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
                 fail(failure);
                 return;
             }
-            deleteInBackground(this.key, revision, this.session).whenComplete((deleted, error) -> fail(failure));
+            deletes.deleteInBackground(this.key, revision, this.session)
+                    .whenComplete((deleted, error) -> fail(failure));
         }
 
         void fail(Throwable failure) {
@@ -571,243 +502,18 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
             long revision = this.myRevision;
             SessionLease current = this.session;
             if (revision != 0) {
-                deleteInBackground(this.key, revision, current);
+                deletes.deleteInBackground(this.key, revision, current);
             } else if (this.outcomeUnknown && current != null) {
                 // The put may have committed without us hearing of it. A retry with the same request id
                 // within the grace period adopts the key; otherwise it is removed.
                 long delay = isGeneratedRequestId(this.command.requestId()) ? 0 : retryGrace.toNanos();
-                ScheduledFuture<?> cleanup = calls.scheduler()
-                        .schedule(
-                                () -> {
-                                    pendingCleanups.remove(this.key);
-                                    abandonKey(this.key, this.markerBytes, current);
-                                },
-                                delay,
-                                TimeUnit.NANOSECONDS);
-                pendingCleanups.put(this.key, cleanup);
+                deletes.abandonLater(this.key, this.ops.markerBytes, current, delay);
             }
         }
-    }
-
-    /** An acquisition's put, waiting for a shared Txn. */
-    private record PutRequest(Attempt attempt, SessionLease session, boolean readOwner) {}
-
-    /**
-     * What the put found: my key created at {@code revision}, or the key that already existed
-     * ({@code null} when the abandoned marker blocked the put), and the resource's oldest key
-     * ({@code null} when it was not read, because the resource's queue is mirrored here).
-     */
-    private record PutOutcome(
-            boolean created,
-            long revision,
-            @Nullable KeyValue existing,
-            @Nullable List<KeyValue> owner) {}
-
-    /** A deferred release, and the future its caller holds. */
-    private record Rider(DeleteRequest request, CompletableFuture<Boolean> result) {}
-
-    /** A guarded delete, waiting for a shared Txn. */
-    private record DeleteRequest(
-            String key, long revision, @Nullable Successor successor) {
-
-        /** Adds the guarded delete, and the read of the successor's key if there is one, to a Txn. */
-        void addTo(List<Cmp> conditions, List<Op> operations) {
-            ByteSequence keyBytes = EtcdCalls.bytes(this.key);
-            conditions.add(new Cmp(keyBytes, Cmp.Op.EQUAL, CmpTarget.createRevision(this.revision)));
-            operations.add(Op.delete(keyBytes, DeleteOption.DEFAULT));
-            if (this.successor != null) {
-                operations.add(this.successor.read());
-            }
-        }
-
-        /**
-         * After the Txn succeeded: takes this delete's successor read, if it added one, from the Txn's
-         * range responses in op order, and returns the hand-over to run.
-         */
-        Runnable handOver(java.util.Iterator<io.etcd.jetcd.kv.GetResponse> reads) {
-            if (this.successor == null) {
-                return () -> {};
-            }
-            io.etcd.jetcd.kv.GetResponse read = reads.next();
-            return () -> this.successor.handOverIf(read);
-        }
-    }
-
-    /**
-     * Sends the puts of several acquisitions in one Txn, with any deferred releases riding along.
-     * All keys created by one Txn share its revision, so the batch never holds two puts of one
-     * resource (the coalescer sees to it); a release of a resource may share a Txn with a put of
-     * it, deleting one key and creating the other. If any compare fails, the Txn changed nothing
-     * and each put and release goes again on its own.
-     */
-    private CompletableFuture<?> sendPuts(List<TxnCoalescer.Pending<PutRequest, PutOutcome>> batch) {
-        List<Rider> riders = takeRiders(batch);
-        if (batch.size() == 1 && riders.isEmpty()) {
-            return putAlone(batch.get(0));
-        }
-        List<Cmp> conditions = new ArrayList<>();
-        List<Op> operations = new ArrayList<>();
-        for (Rider rider : riders) {
-            // Deletes first: the owner reads below then see the store without the released keys.
-            rider.request().addTo(conditions, operations);
-        }
-        for (TxnCoalescer.Pending<PutRequest, PutOutcome> pending : batch) {
-            Attempt attempt = pending.request().attempt();
-            conditions.addAll(List.of(attempt.putConditions()));
-            operations.add(attempt.putOp(pending.request().session()));
-            if (pending.request().readOwner()) {
-                operations.add(attempt.ownerRead());
-            }
-        }
-        return allOrEach(
-                conditions,
-                operations,
-                "acquiring " + batch.size() + " locks",
-                response -> {
-                    long revision = response.getHeader().getRevision();
-                    // Range responses in op order: the riders' successor reads, then the owner reads.
-                    java.util.Iterator<io.etcd.jetcd.kv.GetResponse> reads =
-                            response.getGetResponses().iterator();
-                    List<Runnable> handOvers = new ArrayList<>();
-                    for (Rider rider : riders) {
-                        handOvers.add(rider.request().handOver(reads));
-                    }
-                    for (TxnCoalescer.Pending<PutRequest, PutOutcome> pending : batch) {
-                        List<KeyValue> owner =
-                                pending.request().readOwner() ? reads.next().getKvs() : null;
-                        pending.result().complete(new PutOutcome(true, revision, null, owner));
-                    }
-                    handOvers.forEach(Runnable::run);
-                    riders.forEach(rider -> rider.result().complete(true));
-                },
-                () -> {
-                    List<CompletableFuture<?>> each = new ArrayList<>();
-                    batch.forEach(pending -> each.add(putAlone(pending)));
-                    riders.forEach(rider -> each.add(sendRider(rider)));
-                    return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new));
-                },
-                failure -> {
-                    batch.forEach(pending -> pending.result().completeExceptionally(failure));
-                    riders.forEach(rider -> rider.result().completeExceptionally(failure));
-                });
-    }
-
-    /** One acquisition's put, with an Else branch that reads back a key that already exists. */
-    private CompletableFuture<?> putAlone(TxnCoalescer.Pending<PutRequest, PutOutcome> pending) {
-        Attempt attempt = pending.request().attempt();
-        Op put = attempt.putOp(pending.request().session());
-        boolean readOwner = pending.request().readOwner();
-        CompletableFuture<TxnResponse> txn = this.calls
-                .client()
-                .getKVClient()
-                .txn()
-                .If(attempt.putConditions())
-                .Then(readOwner ? new Op[] {put, attempt.ownerRead()} : new Op[] {put})
-                .Else(Op.get(attempt.keyBytes, GetOption.DEFAULT), attempt.ownerRead())
-                .commit();
-        return calls.timed(txn, "acquiring lock '" + attempt.command.resource() + "'", calls.attemptTimeout())
-                .whenComplete((response, failure) -> {
-                    if (failure != null) {
-                        pending.result().completeExceptionally(failure);
-                        return;
-                    }
-                    // Then = [put, owner read if asked], Else = [my key, owner read]: the owner read is the last range.
-                    List<io.etcd.jetcd.kv.GetResponse> reads = response.getGetResponses();
-                    List<KeyValue> owner =
-                            reads.isEmpty() ? null : reads.get(reads.size() - 1).getKvs();
-                    if (response.isSucceeded()) {
-                        pending.result()
-                                .complete(new PutOutcome(
-                                        true, response.getHeader().getRevision(), null, owner));
-                    } else {
-                        List<KeyValue> mine = reads.get(0).getKvs();
-                        pending.result().complete(new PutOutcome(false, 0, mine.isEmpty() ? null : mine.get(0), owner));
-                    }
-                });
-    }
-
-    /** Several guarded deletes in one Txn; if any key changed, each goes again on its own. */
-    private CompletableFuture<?> sendDeletes(List<TxnCoalescer.Pending<DeleteRequest, Boolean>> batch) {
-        if (batch.size() == 1) {
-            return deleteAlone(batch.get(0));
-        }
-        List<Cmp> conditions = new ArrayList<>();
-        List<Op> operations = new ArrayList<>();
-        for (TxnCoalescer.Pending<DeleteRequest, Boolean> pending : batch) {
-            pending.request().addTo(conditions, operations);
-        }
-        return allOrEach(
-                conditions,
-                operations,
-                "releasing " + batch.size() + " locks",
-                response -> {
-                    java.util.Iterator<io.etcd.jetcd.kv.GetResponse> reads =
-                            response.getGetResponses().iterator();
-                    for (TxnCoalescer.Pending<DeleteRequest, Boolean> pending : batch) {
-                        pending.result().complete(true);
-                        pending.request().handOver(reads).run();
-                    }
-                },
-                () -> CompletableFuture.allOf(
-                        batch.stream().map(this::deleteAlone).toArray(CompletableFuture[]::new)),
-                failure -> batch.forEach(pending -> pending.result().completeExceptionally(failure)));
-    }
-
-    /**
-     * Sends a batch as one all-or-nothing Txn. If its compares hold, {@code succeeded} completes the
-     * requests from the response; if any fails, the Txn changed nothing and {@code eachAlone} sends
-     * every request again on its own; if etcd does not answer, {@code failed} fails them all.
-     */
-    private CompletableFuture<?> allOrEach(
-            List<Cmp> conditions,
-            List<Op> operations,
-            String what,
-            java.util.function.Consumer<TxnResponse> succeeded,
-            Supplier<CompletableFuture<?>> eachAlone,
-            java.util.function.Consumer<Throwable> failed) {
-        CompletableFuture<TxnResponse> txn = this.calls
-                .client()
-                .getKVClient()
-                .txn()
-                .If(conditions.toArray(Cmp[]::new))
-                .Then(operations.toArray(Op[]::new))
-                .commit();
-        return calls.timed(txn, what, this.calls.attemptTimeout())
-                .handle((response, failure) -> {
-                    if (failure != null) {
-                        failed.accept(failure);
-                        return CompletableFuture.<Object>completedFuture(null);
-                    }
-                    if (!response.isSucceeded()) {
-                        return eachAlone.get();
-                    }
-                    succeeded.accept(response);
-                    return CompletableFuture.<Object>completedFuture(null);
-                })
-                .thenCompose(next -> next);
-    }
-
-    private CompletableFuture<?> deleteAlone(TxnCoalescer.Pending<DeleteRequest, Boolean> pending) {
-        return deleteGuarded(pending.request()).whenComplete((deleted, failure) -> {
-            if (failure != null) {
-                pending.result().completeExceptionally(failure);
-            } else {
-                pending.result().complete(deleted);
-            }
-        });
     }
 
     private static boolean isGeneratedRequestId(String requestId) {
         return requestId.length() == 36 && requestId.charAt(8) == '-' && requestId.charAt(14) == '4';
-    }
-
-    private String holderRecord(AcquireCommand command) {
-        return "{\"instance\":\"" + jsonEscape(this.instanceId) + "\",\"acquiredAt\":\"" + Instant.now()
-                + "\",\"ttlSeconds\":" + command.ttlSeconds() + "}";
-    }
-
-    private static String jsonEscape(String value) {
-        return value.replace("\\", "\\\\").replace("\"", "\\\"");
     }
 
     // ---------------------------------------------------------------- renew and release
@@ -863,13 +569,13 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
         DeleteRequest request =
                 new DeleteRequest(etcdLock.key, lock.fencingToken(), this.watches.successorOf(etcdLock));
         forget(etcdLock);
-        return retriedOnFailure(request, etcdLock.session, this.deletes.submit(request));
+        return this.deletes.retriedOnFailure(request, etcdLock.session, this.deleteBatch.submit(request));
     }
 
     /**
      * Releases without sending at once: the delete rides on this client's next acquisition Txn,
-     * or goes on its own after {@link #RIDE_LINGER_NANOS}, or after
-     * {@link #HAND_OFF_LINGER_NANOS} when a local waiter is next in line (it is handed the lock
+     * or goes on its own after {@link PutBatch#RIDE_LINGER_NANOS}, or after
+     * {@link PutBatch#HAND_OFF_LINGER_NANOS} when a local waiter is next in line (it is handed the lock
      * when the Txn commits, as with {@link #release}).
      */
     @Override
@@ -880,175 +586,14 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
         }
         Successor next = this.watches.successorOf(etcdLock);
         forget(etcdLock);
-        Rider rider = new Rider(new DeleteRequest(etcdLock.key, lock.fencingToken(), next), new CompletableFuture<>());
-        synchronized (this.riders) {
-            this.riders.add(rider);
-        }
-        this.calls
-                .scheduler()
-                .schedule(
-                        () -> flushRider(rider),
-                        next != null ? HAND_OFF_LINGER_NANOS : RIDE_LINGER_NANOS,
-                        TimeUnit.NANOSECONDS);
-        return retriedOnFailure(rider.request(), etcdLock.session, rider.result());
+        DeleteRequest request = new DeleteRequest(etcdLock.key, lock.fencingToken(), next);
+        return this.deletes.retriedOnFailure(request, etcdLock.session, this.puts.defer(request));
     }
 
     private void forget(EtcdLock lock) {
         lock.markReleased();
         this.held.remove(lock.key, lock);
         lock.session.locks.remove(lock);
-    }
-
-    /**
-     * Returns {@code deleted}, the first try of {@code request}; if it fails, the delete is retried
-     * in the background while the session lives (once it expires, etcd removes the key itself).
-     */
-    private CompletableFuture<Boolean> retriedOnFailure(
-            DeleteRequest request, @Nullable SessionLease session, CompletableFuture<Boolean> deleted) {
-        deleted.whenComplete((ok, failure) -> {
-            if (failure != null) {
-                retryDelete(request.key(), request.revision(), session, 1);
-            }
-        });
-        return deleted;
-    }
-
-    /** Deferred releases that may still ride on an acquisition's Txn, up to etcd's limit of ops per Txn. */
-    private List<Rider> takeRiders(List<TxnCoalescer.Pending<PutRequest, PutOutcome>> batch) {
-        synchronized (this.riders) {
-            if (this.riders.isEmpty()) {
-                return List.of();
-            }
-            // A put uses two compares and up to two ops, a rider one compare and up to two ops.
-            int room = Math.min(MAX_RIDERS, (MAX_TXN_OPS - 2 * batch.size()) / 2);
-            Set<String> putKeys = new java.util.HashSet<>();
-            batch.forEach(pending -> putKeys.add(pending.request().attempt().key));
-            List<Rider> taken = new ArrayList<>();
-            java.util.Iterator<Rider> waiting = this.riders.iterator();
-            while (waiting.hasNext() && taken.size() < room) {
-                Rider rider = waiting.next();
-                // A retry re-using a released key's request id must not share its Txn: the compares would clash.
-                if (!putKeys.contains(rider.request().key())) {
-                    waiting.remove();
-                    taken.add(rider);
-                }
-            }
-            return taken;
-        }
-    }
-
-    /** Sends a deferred release on its own if no acquisition took it along within its linger time. */
-    private void flushRider(Rider rider) {
-        boolean waiting;
-        synchronized (this.riders) {
-            waiting = this.riders.remove(rider);
-        }
-        if (waiting) {
-            sendRider(rider);
-        }
-    }
-
-    /** Sends every deferred release still waiting. */
-    private void flushRiders() {
-        List<Rider> left;
-        synchronized (this.riders) {
-            left = new ArrayList<>(this.riders);
-            this.riders.clear();
-        }
-        left.forEach(this::sendRider);
-    }
-
-    private CompletableFuture<?> sendRider(Rider rider) {
-        return this.deletes.submit(rider.request()).whenComplete((deleted, failure) -> {
-            if (failure != null) {
-                rider.result().completeExceptionally(failure);
-            } else {
-                rider.result().complete(deleted);
-            }
-        });
-    }
-
-    /** Deletes {@code key} if its create revision is still {@code revision}, retrying on failure. */
-    private CompletableFuture<Boolean> deleteInBackground(String key, long revision, @Nullable SessionLease session) {
-        DeleteRequest request = new DeleteRequest(key, revision, null);
-        return retriedOnFailure(request, session, this.deletes.submit(request));
-    }
-
-    private void retryDelete(String key, long revision, @Nullable SessionLease session, int attempt) {
-        if (this.calls.isClosed() || (session != null && session.isExpired())) {
-            return;
-        }
-        long delay = Math.min(TimeUnit.SECONDS.toNanos(5), TimeUnit.MILLISECONDS.toNanos(200) << Math.min(attempt, 5));
-        this.calls
-                .scheduler()
-                .schedule(
-                        () -> deleteGuarded(new DeleteRequest(key, revision, null))
-                                .whenComplete((deleted, failure) -> {
-                                    if (failure != null) {
-                                        retryDelete(key, revision, session, attempt + 1);
-                                    }
-                                }),
-                        delay,
-                        TimeUnit.NANOSECONDS);
-    }
-
-    private CompletableFuture<Boolean> deleteGuarded(DeleteRequest request) {
-        List<Cmp> conditions = new ArrayList<>();
-        List<Op> operations = new ArrayList<>();
-        request.addTo(conditions, operations);
-        return calls.timed(
-                        this.calls
-                                .client()
-                                .getKVClient()
-                                .txn()
-                                .If(conditions.toArray(Cmp[]::new))
-                                .Then(operations.toArray(Op[]::new))
-                                .commit(),
-                        "releasing '" + request.key() + "'",
-                        this.calls.attemptTimeout())
-                .thenApply(response -> {
-                    if (response.isSucceeded()) {
-                        request.handOver(response.getGetResponses().iterator()).run();
-                    }
-                    return response.isSucceeded();
-                });
-    }
-
-    /**
-     * Abandons a key whose put had an unknown outcome. One Txn writes the abandoned marker, which
-     * the acquire Txn checks, so a put that reaches etcd later can no longer create the key; if
-     * the key was created already, it is then deleted by its create revision. Whichever of put
-     * and abandon commits first, no key is left behind.
-     */
-    private void abandonKey(String key, ByteSequence marker, SessionLease session) {
-        if (this.held.containsKey(key) || this.calls.isClosed()) {
-            return;
-        }
-        ByteSequence keyBytes = EtcdCalls.bytes(key);
-        PutOption onSession = PutOption.builder().withLeaseId(session.leaseId).build();
-        CompletableFuture<TxnResponse> txn = this.calls
-                .client()
-                .getKVClient()
-                .txn()
-                .Then(Op.put(marker, EtcdCalls.bytes("abandoned"), onSession), Op.get(keyBytes, GetOption.DEFAULT))
-                .commit();
-        calls.timed(txn, "abandoning '" + key + "'", this.calls.attemptTimeout())
-                .whenComplete((response, failure) -> {
-                    if (failure != null) {
-                        // Once the session is gone, so is its lease: a late put would be refused by etcd anyway.
-                        if (!session.isExpired() && !this.calls.isClosed()) {
-                            this.calls
-                                    .scheduler()
-                                    .schedule(() -> abandonKey(key, marker, session), 1, TimeUnit.SECONDS);
-                        }
-                        return;
-                    }
-                    for (KeyValue kv : response.getGetResponses().get(0).getKvs()) {
-                        if (kv.getLease() == session.leaseId && !this.held.containsKey(key)) {
-                            deleteInBackground(key, kv.getCreateRevision(), session);
-                        }
-                    }
-                });
     }
 
     // ---------------------------------------------------------------- operations
@@ -1161,7 +706,8 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
             }
             QueueEntry holder = entries.get(0);
             String key = this.keys.key(resource, holder.requestId());
-            return deleteGuarded(new DeleteRequest(key, holder.fencingToken(), null))
+            return this.deleteBatch
+                    .deleteGuarded(new DeleteRequest(key, holder.fencingToken(), null))
                     .thenApply(deleted -> {
                         if (!deleted) {
                             return java.util.Optional.<QueueEntry>empty();
@@ -1193,8 +739,8 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
             return;
         }
         this.calls.markClosed();
-        flushRiders();
-        this.pendingCleanups.values().forEach(task -> task.cancel(false));
+        this.puts.flushRiders();
+        this.deletes.cancelPending();
         for (Attempt attempt : new ArrayList<>(this.inFlight)) {
             attempt.fail(new LockException("Lock client closed while acquiring '" + attempt.command.resource() + "'"));
         }
