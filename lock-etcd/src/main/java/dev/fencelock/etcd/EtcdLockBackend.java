@@ -1,7 +1,5 @@
 package dev.fencelock.etcd;
 
-import dev.fencelock.LockAcquisitionTimeoutException;
-import dev.fencelock.LockBackendUnavailableException;
 import dev.fencelock.LockException;
 import dev.fencelock.LockLostException;
 import dev.fencelock.ResourceName;
@@ -11,43 +9,20 @@ import dev.fencelock.spi.BackendLock;
 import dev.fencelock.spi.LockAdministration;
 import dev.fencelock.spi.LockBackend;
 import dev.fencelock.spi.QueueEntry;
-import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
-import io.etcd.jetcd.ClientBuilder;
-import io.etcd.jetcd.KeyValue;
-import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
-import io.etcd.jetcd.op.Op;
-import io.etcd.jetcd.options.DeleteOption;
-import io.etcd.jetcd.options.GetOption;
-import io.etcd.jetcd.options.PutOption;
-import io.etcd.jetcd.options.WatchOption;
-import io.etcd.jetcd.watch.WatchEvent;
-import io.etcd.jetcd.watch.WatchResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.function.Supplier;
-import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Locks on etcd, with the algorithm of etcd's {@code concurrency.Mutex} and a fencing token.
@@ -66,114 +41,72 @@ import org.slf4j.LoggerFactory;
  *   <li><b>No orphans</b>: an attempt that times out, is cancelled or fails with an unknown
  *       outcome deletes its key, retrying in the background while its session lives.
  * </ul>
+ *
+ * <p>This type wires the pieces and holds the entry points. Where each part of the protocol lives:
+ * {@link AcquireAttempt} (one acquisition), {@link PutBatch} and {@link DeleteBatch} (shared
+ * Txns, deferred releases), {@link GuardedDeletes} (background deletes, abandon markers), {@link
+ * SessionLeases} (leases, keep-alives, local deadline), {@link ResourceWatch} and {@link
+ * QueueMirror} (the shared watch and the queue it mirrors), {@link EtcdFailures} (what a failure
+ * says about a write), {@link EtcdAdministration} (health, queue, force-release).
  */
 public final class EtcdLockBackend implements LockBackend, LockAdministration {
 
-    private static final Logger logger = LoggerFactory.getLogger(EtcdLockBackend.class);
-
-    /**
-     * How long a deferred release waits for an acquisition to ride on. Nobody waits for it but a
-     * remote waiter of the same resource, whose hand-off it delays by at most this much.
-     */
-    static final long RIDE_LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
-
-    /**
-     * The same when a local waiter is next in line: just long enough for the releasing thread's
-     * next acquisition (a worker loop on a hot key) to carry the release in one Txn.
-     */
-    static final long HAND_OFF_LINGER_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
-
-    /** etcd's default {@code --max-txn-ops}: compares, and ops per branch, of one Txn. */
-    private static final int MAX_TXN_OPS = 128;
-
-    private static final int MAX_RIDERS = 64;
-
-    /**
-     * Acquisitions waiting for a Txn slot beyond this are refused at once: an etcd that does not keep
-     * up is not fed a growing backlog (they were never sent, so they back off like etcd's own refusals).
-     */
-    static final int MAX_QUEUED_PUTS = 4096;
-
-    private final Client client;
+    private final EtcdCalls calls;
 
     private final boolean ownsClient;
 
     private final LockKeys keys;
 
-    private final List<String> endpoints;
-
-    private final Duration requestTimeout;
-
-    /** How long one send of a guarded write waits before it is sent again; at most the request timeout. */
-    private final Duration attemptTimeout;
-
-    private final Duration recheckInterval;
-
-    private final Duration retryGrace;
-
     private final String instanceId;
-
-    private final ScheduledExecutorService scheduler;
-
-    private final Map<Long, CompletableFuture<SessionLease>> sessions = new ConcurrentHashMap<>();
 
     private final Map<String, EtcdLock> held = new ConcurrentHashMap<>();
 
-    private final Map<String, ResourceWatch> watches = new ConcurrentHashMap<>();
+    private final Set<AcquireAttempt> inFlight = ConcurrentHashMap.newKeySet();
 
-    private final Map<String, ScheduledFuture<?>> pendingCleanups = new ConcurrentHashMap<>();
+    private final SessionLeases sessions;
 
-    private final Set<Attempt> inFlight = ConcurrentHashMap.newKeySet();
+    private final ResourceWatches watches;
 
-    /** Concurrent acquisitions of distinct resources share one Txn (one raft commit). */
-    private final TxnCoalescer<PutRequest, PutOutcome> puts = new TxnCoalescer<>(
-            32,
-            2,
-            MAX_QUEUED_PUTS,
-            request -> request.attempt().prefix,
-            request -> request.attempt().result.isDone(),
-            this::sendPuts);
+    private final DeleteBatch deleteBatch;
 
-    /** Deferred releases waiting to ride on the next acquisition's Txn. */
-    private final java.util.ArrayDeque<Rider> riders = new java.util.ArrayDeque<>();
+    private final PutBatch puts;
 
-    /** Concurrent releases share one Txn. */
-    private final TxnCoalescer<DeleteRequest, Boolean> deletes =
-            new TxnCoalescer<>(64, 2, Integer.MAX_VALUE, DeleteRequest::key, request -> false, this::sendDeletes);
+    private final GuardedDeletes deletes;
 
-    private volatile boolean closed;
+    private final EtcdAdministration administration;
 
-    private EtcdLockBackend(Builder builder, Client client, boolean ownsClient) {
-        this.client = client;
+    private final AcquireAttempt.Collaborators attempts;
+
+    EtcdLockBackend(EtcdLockBackendBuilder builder, Client client, boolean ownsClient) {
+        this.calls = new EtcdCalls(client, builder.endpoints, builder.requestTimeout, builder.attemptTimeout);
         this.ownsClient = ownsClient;
         this.keys = new LockKeys(builder.namespace);
-        this.endpoints = List.copyOf(builder.endpoints);
-        this.requestTimeout = builder.requestTimeout;
-        this.attemptTimeout = builder.attemptTimeout.compareTo(builder.requestTimeout) < 0
-                ? builder.attemptTimeout
-                : builder.requestTimeout;
-        this.recheckInterval = builder.recheckInterval;
-        this.retryGrace = builder.retryGrace;
         this.instanceId = builder.instanceId;
-        java.util.concurrent.ScheduledThreadPoolExecutor timers =
-                new java.util.concurrent.ScheduledThreadPoolExecutor(2, runnable -> {
-                    Thread thread = new Thread(runnable, "fencelock-etcd");
-                    thread.setDaemon(true);
-                    return thread;
-                });
-        // Every request arms a timeout that is almost always cancelled: drop those at once, or they
-        // pile up in the queue until their time comes (thousands under load).
-        timers.setRemoveOnCancelPolicy(true);
-        this.scheduler = timers;
+        this.sessions = new SessionLeases(this.calls, this.held);
+        this.watches = new ResourceWatches(this.calls);
+        this.deleteBatch = new DeleteBatch(this.calls);
+        this.puts = new PutBatch(this.calls, this.deleteBatch);
+        this.deletes = new GuardedDeletes(this.calls, this.deleteBatch, this.held);
+        this.administration = new EtcdAdministration(this.calls, this.keys, this.sessions, this.deleteBatch, this.held);
+        this.attempts = new AcquireAttempt.Collaborators(
+                this.calls,
+                this.sessions,
+                this.puts,
+                this.watches,
+                this.deletes,
+                this.held,
+                this::release,
+                builder.recheckInterval,
+                builder.retryGrace);
     }
 
-    public static Builder builder() {
-        return new Builder();
+    public static EtcdLockBackendBuilder builder() {
+        return new EtcdLockBackendBuilder();
     }
 
     /** The jetcd client, for health checks and administration. */
     public Client client() {
-        return this.client;
+        return this.calls.client();
     }
 
     /** The namespace all keys of this backend live under. */
@@ -183,7 +116,7 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
 
     /** The configured endpoints. */
     public List<String> endpoints() {
-        return this.endpoints;
+        return this.calls.endpoints();
     }
 
     /** This process's identity as written into holder records. */
@@ -194,29 +127,12 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
 
     /** The session leases this backend keeps alive, by TTL in seconds. */
     public Map<Long, SessionInfo> sessions() {
-        Map<Long, SessionInfo> info = new java.util.TreeMap<>();
-        this.sessions.forEach((ttl, future) -> {
-            SessionLease session = grantedOrNull(future);
-            if (session != null && !session.isExpired()) {
-                long remaining = session.validUntilNanos() - System.nanoTime();
-                info.put(ttl, new SessionInfo(session.leaseId, Duration.ofNanos(remaining), session.locks.size()));
-            }
-        });
+        Map<Long, SessionInfo> info = new TreeMap<>();
+        this.sessions
+                .live()
+                .forEach((ttl, session) ->
+                        info.put(ttl, new SessionInfo(session.leaseId, session.validFor(), session.locks.size())));
         return info;
-    }
-
-    /** The session leases as plain values, for health details that every JSON mapper renders alike. */
-    private List<Map<String, Object>> sessionDetails() {
-        List<Map<String, Object>> leases = new ArrayList<>();
-        sessions().forEach((ttlSeconds, info) -> {
-            Map<String, Object> lease = new java.util.LinkedHashMap<>();
-            lease.put("leaseId", info.leaseId());
-            lease.put("ttlSeconds", ttlSeconds);
-            lease.put("validForMillis", Math.max(0, info.validFor().toMillis()));
-            lease.put("locks", info.locks());
-            leases.add(lease);
-        });
-        return leases;
     }
 
     /**
@@ -233,626 +149,18 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
         return this.keys.resourcePrefix(ResourceName.of(resource, Integer.MAX_VALUE));
     }
 
-    // ---------------------------------------------------------------- acquire
-
     @Override
     public CompletableFuture<BackendLock> acquire(AcquireCommand command) {
-        if (this.closed) {
+        if (this.calls.isClosed()) {
             return CompletableFuture.failedFuture(new IllegalStateException("EtcdLockBackend is closed"));
         }
-        Attempt attempt = new Attempt(command);
+        AcquireAttempt attempt =
+                new AcquireAttempt(new AcquisitionOps(this.keys, command, this.instanceId), this.attempts);
         this.inFlight.add(attempt);
+        attempt.result().whenComplete((lock, failure) -> this.inFlight.remove(attempt));
         attempt.start();
-        return attempt.result;
+        return attempt.result();
     }
-
-    /** One acquisition from first request to lock, failure or cancellation. */
-    private final class Attempt {
-
-        final AcquireCommand command;
-
-        final String key;
-
-        final ByteSequence keyBytes;
-
-        final String prefix;
-
-        final ByteSequence markerBytes;
-
-        final CompletableFuture<BackendLock> result = new CompletableFuture<>();
-
-        volatile @Nullable SessionLease session;
-
-        /** Whether a put was sent whose outcome is not known. */
-        volatile boolean outcomeUnknown;
-
-        /** How often etcd refused this attempt's put without proposing it. */
-        int refusals;
-
-        /** Create revision of my key once known, else 0. */
-        volatile long myRevision;
-
-        volatile @Nullable ResourceWatch watch;
-
-        volatile @Nullable ScheduledFuture<?> recheck;
-
-        /**
-         * Set by whichever ends the attempt first: a grant, or a clean-up before a timeout is
-         * reported. Without it a timeout could delete the key of a lock granted a moment earlier.
-         */
-        final java.util.concurrent.atomic.AtomicBoolean decided = new java.util.concurrent.atomic.AtomicBoolean();
-
-        Attempt(AcquireCommand command) {
-            this.command = command;
-            this.key = keys.key(command.resource(), command.requestId());
-            this.keyBytes = bytes(this.key);
-            this.prefix = keys.resourcePrefix(command.resource());
-            this.markerBytes = bytes(keys.abandonedMarker(command.resource(), command.requestId()));
-        }
-
-        void start() {
-            ScheduledFuture<?> pending = pendingCleanups.remove(this.key);
-            if (pending != null) {
-                // A retry with the same request id adopts the key an earlier attempt may have left.
-                pending.cancel(false);
-            }
-            ScheduledFuture<?> deadline =
-                    scheduler.schedule(this::deadlineReached, this.command.remainingNanos(), TimeUnit.NANOSECONDS);
-            this.result.whenComplete((lock, failure) -> {
-                inFlight.remove(this);
-                deadline.cancel(false);
-                ScheduledFuture<?> task = this.recheck;
-                if (task != null) {
-                    task.cancel(false);
-                }
-                ResourceWatch shared = this.watch;
-                if (shared != null) {
-                    shared.unsubscribe(this);
-                }
-                if (failure != null) {
-                    abandon();
-                }
-            });
-            session(this.command.ttlSeconds(), this.command.deadlineNanos()).whenComplete((session, failure) -> {
-                if (failure != null) {
-                    fail(unavailable("creating a session lease for lock '" + this.command.resource() + "'", failure));
-                } else {
-                    this.session = session;
-                    put(session);
-                }
-            });
-        }
-
-        void put(SessionLease session) {
-            if (this.result.isDone()) {
-                return;
-            }
-            this.outcomeUnknown = true;
-            // With the resource's queue mirrored here already, the mirror decides and the Txn reads nothing.
-            boolean readOwner = !this.command.waitForRelease() || !isMirrored(this.prefix);
-            puts.submit(new PutRequest(this, session, readOwner)).whenComplete((outcome, failure) -> {
-                if (failure != null) {
-                    if (isKnownNotWritten(failure)) {
-                        // Refused before anything was proposed, or never sent: no key can exist, so no
-                        // abandon marker; back off and try again within the wait time.
-                        this.outcomeUnknown = false;
-                        putAgainLater(session, failure, true);
-                    } else if (isNoAnswer(failure) && System.nanoTime() - this.command.deadlineNanos() < 0) {
-                        // No answer in time (e.g. the member lost its leader): the guarded put is safe to
-                        // send again; it creates my key or finds the one an earlier send created.
-                        put(session);
-                    } else if (isUnavailable(failure)) {
-                        // The connection failed under the request (a member died, a GOAWAY): it may have
-                        // been applied, so the outcome stays unknown, but a guarded resend is safe.
-                        putAgainLater(session, failure, false);
-                    } else {
-                        fail(failure);
-                    }
-                    return;
-                }
-                this.outcomeUnknown = false;
-                try {
-                    onPut(session, outcome);
-                } catch (RuntimeException ex) {
-                    fail(ex);
-                }
-            });
-        }
-
-        /** Backs off (jittered, doubling from 20 ms up to 1 s) unless that passes the wait deadline. */
-        private void putAgainLater(SessionLease session, Throwable refusal, boolean nothingWritten) {
-            int refusals = ++this.refusals;
-            long backOff = TimeUnit.MILLISECONDS.toNanos(20) << Math.min(refusals - 1, 6);
-            long delay = Math.min(TimeUnit.SECONDS.toNanos(1), backOff);
-            delay = delay / 2 + ThreadLocalRandom.current().nextLong(delay / 2 + 1);
-            if (this.result.isDone() || System.nanoTime() + delay - this.command.deadlineNanos() > 0) {
-                fail(new LockBackendUnavailableException(
-                        nothingWritten
-                                ? "etcd " + endpoints + " refused the acquisition of lock '" + this.command.resource()
-                                        + "' " + refusals + " times within its wait time (overloaded: "
-                                        + reasonOf(refusal) + "); nothing was written"
-                                : "etcd " + endpoints + " was unavailable for the acquisition of lock '"
-                                        + this.command.resource() + "' within its wait time, after " + refusals
-                                        + " tries: " + reasonOf(refusal),
-                        refusal));
-                return;
-            }
-            scheduler.schedule(() -> put(session), delay, TimeUnit.NANOSECONDS);
-        }
-
-        /** The put, in the If/Then form every acquisition shares when batched. */
-        Cmp[] putConditions() {
-            return new Cmp[] {
-                new Cmp(this.keyBytes, Cmp.Op.EQUAL, CmpTarget.createRevision(0)),
-                new Cmp(this.markerBytes, Cmp.Op.EQUAL, CmpTarget.createRevision(0))
-            };
-        }
-
-        Op putOp(SessionLease session) {
-            // Attach the lease inside a Txn: etcd 3.4's plain leased Put slows down with many keys on one lease.
-            return Op.put(
-                    this.keyBytes,
-                    bytes(holderRecord(this.command)),
-                    PutOption.builder().withLeaseId(session.leaseId).build());
-        }
-
-        Op ownerRead() {
-            return Op.get(
-                    bytes(this.prefix),
-                    GetOption.builder()
-                            .isPrefix(true)
-                            .withSortField(GetOption.SortTarget.CREATE)
-                            .withSortOrder(GetOption.SortOrder.ASCEND)
-                            .withKeysOnly(true)
-                            .withLimit(1)
-                            .build());
-        }
-
-        void onPut(SessionLease session, PutOutcome outcome) {
-            long revision;
-            if (outcome.created()) {
-                revision = outcome.revision();
-            } else {
-                KeyValue existing = outcome.existing();
-                if (existing == null) {
-                    fail(new LockException(
-                            "Request id '" + this.command.requestId() + "' of lock '" + this.command.resource()
-                                    + "' was abandoned after an earlier failure; use a new request id"));
-                    return;
-                }
-                if (existing.getLease() != session.leaseId) {
-                    // Not ours to delete: another session made this key.
-                    fail(new LockException("Request id '" + this.command.requestId() + "' of lock '"
-                            + this.command.resource() + "' is in use by another lease ("
-                            + existing.getLease() + "); use a new request id"));
-                    return;
-                }
-                revision = existing.getCreateRevision();
-            }
-            this.myRevision = revision;
-            List<KeyValue> owner = outcome.owner();
-            if (owner == null) {
-                // Not read: the queue mirror decides, as for any waiter.
-                joinWatch();
-                scheduleRecheck();
-            } else if (owner.isEmpty() || owner.get(0).getCreateRevision() == revision) {
-                grant(session);
-            } else if (!this.command.waitForRelease()) {
-                failAfterCleanup(new LockAcquisitionTimeoutException(
-                        "Lock '" + this.command.resource() + "' is held by someone else"));
-            } else {
-                // The resource's queue mirror decides from here; the periodic re-check is a safety net.
-                joinWatch();
-                scheduleRecheck();
-            }
-        }
-
-        /** Reads the predecessor (the newest key older than mine), confirming my key still exists. */
-        void checkPredecessor() {
-            if (this.result.isDone()) {
-                return;
-            }
-            long revision = this.myRevision;
-            CompletableFuture<TxnResponse> txn = client.getKVClient()
-                    .txn()
-                    .If(new Cmp(this.keyBytes, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
-                    .Then(Op.get(
-                            bytes(this.prefix),
-                            GetOption.builder()
-                                    .isPrefix(true)
-                                    .withMaxCreateRevision(revision - 1)
-                                    .withSortField(GetOption.SortTarget.CREATE)
-                                    .withSortOrder(GetOption.SortOrder.DESCEND)
-                                    .withKeysOnly(true)
-                                    .withLimit(1)
-                                    .build()))
-                    .commit();
-            timed(txn, "waiting for lock '" + this.command.resource() + "'").whenComplete((response, failure) -> {
-                if (failure != null) {
-                    // A failed read is not the end: retry until the deadline says so.
-                    scheduleRecheck();
-                    return;
-                }
-                if (!response.isSucceeded()) {
-                    fail(new LockBackendUnavailableException("The queue entry of lock '" + this.command.resource()
-                            + "' disappeared while waiting (session lease expired or force-released)"));
-                    return;
-                }
-                List<KeyValue> predecessor = response.getGetResponses().get(0).getKvs();
-                if (predecessor.isEmpty()) {
-                    SessionLease current = this.session;
-                    if (current != null) {
-                        grant(current);
-                    }
-                    return;
-                }
-                ResourceWatch shared = this.watch;
-                if (shared == null || shared.isClosed()) {
-                    // The shared watch failed (e.g. its member lost the leader): join or start a new one.
-                    joinWatch();
-                }
-                scheduleRecheck();
-            });
-        }
-
-        /** Subscribes to the resource's shared watch, starting one if there is none. */
-        private void joinWatch() {
-            ResourceWatch shared = watches.compute(
-                    this.prefix,
-                    (p, existing) ->
-                            (existing != null && existing.subscribe(this)) ? existing : new ResourceWatch(p, this));
-            this.watch = shared;
-            // Outside compute(): a decision may complete the attempt, whose clean-up touches the map.
-            shared.decide(this);
-        }
-
-        private void scheduleRecheck() {
-            if (this.result.isDone()) {
-                return;
-            }
-            ScheduledFuture<?> previous = this.recheck;
-            if (previous != null) {
-                previous.cancel(false);
-            }
-            // A safety net for a watch that broke or lagged; the watch normally answers first.
-            this.recheck = scheduler.schedule(this::checkPredecessor, recheckInterval.toNanos(), TimeUnit.NANOSECONDS);
-        }
-
-        /** Called by the shared watch when it can no longer decide for this waiter. */
-        void watchFailed() {
-            scheduler.execute(this::checkPredecessor);
-        }
-
-        /** Called by the shared watch when my key left the queue before I was granted. */
-        void queueEntryGone() {
-            if (this.decided.compareAndSet(false, true)) {
-                fail(new LockBackendUnavailableException("The queue entry of lock '" + this.command.resource()
-                        + "' disappeared while waiting (session lease expired or force-released)"));
-            }
-        }
-
-        void grant(SessionLease session) {
-            if (this.result.isDone() || !this.decided.compareAndSet(false, true)) {
-                // The first read, the watch and the re-check may each find the lock free, and a timeout
-                // may be cleaning up: whichever comes first decides.
-                return;
-            }
-            if (session.isExpired()) {
-                fail(new LockBackendUnavailableException("Session lease of lock '" + this.command.resource()
-                        + "' could not be kept alive while acquiring"));
-                return;
-            }
-            boolean[] created = {false};
-            EtcdLock lock = held.computeIfAbsent(this.key, k -> {
-                created[0] = true;
-                return new EtcdLock(this.command.resource(), this.command.requestId(), k, session, this.myRevision);
-            });
-            session.locks.add(lock);
-            if (session.isExpired()) {
-                // The deadline passed between the check and the registration: the session sweep may have missed it.
-                lock.markLost(new LockLostException("Session lease of lock '" + lock.resource() + "' expired"));
-            }
-            if (!this.result.complete(lock) && this.result.isCompletedExceptionally() && created[0]) {
-                // The caller gave up (timeout, cancel) just as the lock came free: hand it straight back.
-                // Never release a lock another path of this attempt, or another attempt, already handed out.
-                release(lock);
-            }
-        }
-
-        void deadlineReached() {
-            if (this.outcomeUnknown || this.myRevision == 0) {
-                fail(new LockBackendUnavailableException("etcd " + endpoints + " did not answer within the wait time"
-                        + " for lock '" + this.command.resource() + "'; nothing was granted"));
-            } else {
-                failAfterCleanup(new LockAcquisitionTimeoutException("Lock '" + this.command.resource()
-                        + "' stayed busy for the whole wait timeout of this request"));
-            }
-        }
-
-        /** Deletes my queue entry first, so a caller that sees the failure sees no key of it. */
-        void failAfterCleanup(Throwable failure) {
-            if (!this.decided.compareAndSet(false, true)) {
-                return; // granted meanwhile: the caller gets the lock
-            }
-            long revision = this.myRevision;
-            if (revision == 0 || held.containsKey(this.key) || this.result.isDone()) {
-                fail(failure);
-                return;
-            }
-            deleteInBackground(this.key, revision, this.session).whenComplete((deleted, error) -> fail(failure));
-        }
-
-        void fail(Throwable failure) {
-            this.result.completeExceptionally(failure);
-        }
-
-        /** Leaves nothing behind: deletes my key unless this backend holds it through another attempt. */
-        void abandon() {
-            if (held.containsKey(this.key)) {
-                return;
-            }
-            long revision = this.myRevision;
-            SessionLease current = this.session;
-            if (revision != 0) {
-                deleteInBackground(this.key, revision, current);
-            } else if (this.outcomeUnknown && current != null) {
-                // The put may have committed without us hearing of it. A retry with the same request id
-                // within the grace period adopts the key; otherwise it is removed.
-                long delay = isGeneratedRequestId(this.command.requestId()) ? 0 : retryGrace.toNanos();
-                ScheduledFuture<?> cleanup = scheduler.schedule(
-                        () -> {
-                            pendingCleanups.remove(this.key);
-                            abandonKey(this.key, this.markerBytes, current);
-                        },
-                        delay,
-                        TimeUnit.NANOSECONDS);
-                pendingCleanups.put(this.key, cleanup);
-            }
-        }
-    }
-
-    /** An acquisition's put, waiting for a shared Txn. */
-    private record PutRequest(Attempt attempt, SessionLease session, boolean readOwner) {}
-
-    /**
-     * What the put found: my key created at {@code revision}, or the key that already existed
-     * ({@code null} when the abandoned marker blocked the put), and the resource's oldest key
-     * ({@code null} when it was not read, because the resource's queue is mirrored here).
-     */
-    private record PutOutcome(
-            boolean created,
-            long revision,
-            @Nullable KeyValue existing,
-            @Nullable List<KeyValue> owner) {}
-
-    /** A deferred release, and the future its caller holds. */
-    private record Rider(DeleteRequest request, CompletableFuture<Boolean> result) {}
-
-    /** A guarded delete, waiting for a shared Txn. */
-    private record DeleteRequest(
-            String key, long revision, @Nullable Successor successor) {
-
-        /** Adds the guarded delete, and the read of the successor's key if there is one, to a Txn. */
-        void addTo(List<Cmp> conditions, List<Op> operations) {
-            ByteSequence keyBytes = bytes(this.key);
-            conditions.add(new Cmp(keyBytes, Cmp.Op.EQUAL, CmpTarget.createRevision(this.revision)));
-            operations.add(Op.delete(keyBytes, DeleteOption.DEFAULT));
-            if (this.successor != null) {
-                operations.add(this.successor.read());
-            }
-        }
-
-        /**
-         * After the Txn succeeded: takes this delete's successor read, if it added one, from the Txn's
-         * range responses in op order, and returns the hand-over to run.
-         */
-        Runnable handOver(java.util.Iterator<io.etcd.jetcd.kv.GetResponse> reads) {
-            if (this.successor == null) {
-                return () -> {};
-            }
-            io.etcd.jetcd.kv.GetResponse read = reads.next();
-            return () -> this.successor.handOverIf(read);
-        }
-    }
-
-    /**
-     * The local waiter next in line behind a released lock, with the mirror showing no other key
-     * older than it. Keys older than it can only disappear, so once the release commits at
-     * revision {@code D} it owns the lock if its key still exists at {@code D}: the release Txn
-     * reads that one key and, if so, hands the lock over without waiting for the watch event.
-     */
-    private record Successor(String key, long revision, Attempt attempt) {
-
-        Op read() {
-            return Op.get(
-                    bytes(this.key), GetOption.builder().withKeysOnly(true).build());
-        }
-
-        void handOverIf(io.etcd.jetcd.kv.GetResponse read) {
-            List<KeyValue> kvs = read.getKvs();
-            SessionLease session = this.attempt.session;
-            if (!kvs.isEmpty() && kvs.get(0).getCreateRevision() == this.revision && session != null) {
-                this.attempt.grant(session);
-            }
-        }
-    }
-
-    /**
-     * Sends the puts of several acquisitions in one Txn, with any deferred releases riding along.
-     * All keys created by one Txn share its revision, so the batch never holds two puts of one
-     * resource (the coalescer sees to it); a release of a resource may share a Txn with a put of
-     * it, deleting one key and creating the other. If any compare fails, the Txn changed nothing
-     * and each put and release goes again on its own.
-     */
-    private CompletableFuture<?> sendPuts(List<TxnCoalescer.Pending<PutRequest, PutOutcome>> batch) {
-        List<Rider> riders = takeRiders(batch);
-        if (batch.size() == 1 && riders.isEmpty()) {
-            return putAlone(batch.get(0));
-        }
-        List<Cmp> conditions = new ArrayList<>();
-        List<Op> operations = new ArrayList<>();
-        for (Rider rider : riders) {
-            // Deletes first: the owner reads below then see the store without the released keys.
-            rider.request().addTo(conditions, operations);
-        }
-        for (TxnCoalescer.Pending<PutRequest, PutOutcome> pending : batch) {
-            Attempt attempt = pending.request().attempt();
-            conditions.addAll(List.of(attempt.putConditions()));
-            operations.add(attempt.putOp(pending.request().session()));
-            if (pending.request().readOwner()) {
-                operations.add(attempt.ownerRead());
-            }
-        }
-        return allOrEach(
-                conditions,
-                operations,
-                "acquiring " + batch.size() + " locks",
-                response -> {
-                    long revision = response.getHeader().getRevision();
-                    // Range responses in op order: the riders' successor reads, then the owner reads.
-                    java.util.Iterator<io.etcd.jetcd.kv.GetResponse> reads =
-                            response.getGetResponses().iterator();
-                    List<Runnable> handOvers = new ArrayList<>();
-                    for (Rider rider : riders) {
-                        handOvers.add(rider.request().handOver(reads));
-                    }
-                    for (TxnCoalescer.Pending<PutRequest, PutOutcome> pending : batch) {
-                        List<KeyValue> owner =
-                                pending.request().readOwner() ? reads.next().getKvs() : null;
-                        pending.result().complete(new PutOutcome(true, revision, null, owner));
-                    }
-                    handOvers.forEach(Runnable::run);
-                    riders.forEach(rider -> rider.result().complete(true));
-                },
-                () -> {
-                    List<CompletableFuture<?>> each = new ArrayList<>();
-                    batch.forEach(pending -> each.add(putAlone(pending)));
-                    riders.forEach(rider -> each.add(sendRider(rider)));
-                    return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new));
-                },
-                failure -> {
-                    batch.forEach(pending -> pending.result().completeExceptionally(failure));
-                    riders.forEach(rider -> rider.result().completeExceptionally(failure));
-                });
-    }
-
-    /** One acquisition's put, with an Else branch that reads back a key that already exists. */
-    private CompletableFuture<?> putAlone(TxnCoalescer.Pending<PutRequest, PutOutcome> pending) {
-        Attempt attempt = pending.request().attempt();
-        Op put = attempt.putOp(pending.request().session());
-        boolean readOwner = pending.request().readOwner();
-        CompletableFuture<TxnResponse> txn = this.client
-                .getKVClient()
-                .txn()
-                .If(attempt.putConditions())
-                .Then(readOwner ? new Op[] {put, attempt.ownerRead()} : new Op[] {put})
-                .Else(Op.get(attempt.keyBytes, GetOption.DEFAULT), attempt.ownerRead())
-                .commit();
-        return timed(txn, "acquiring lock '" + attempt.command.resource() + "'", attemptTimeout)
-                .whenComplete((response, failure) -> {
-                    if (failure != null) {
-                        pending.result().completeExceptionally(failure);
-                        return;
-                    }
-                    // Then = [put, owner read if asked], Else = [my key, owner read]: the owner read is the last range.
-                    List<io.etcd.jetcd.kv.GetResponse> reads = response.getGetResponses();
-                    List<KeyValue> owner =
-                            reads.isEmpty() ? null : reads.get(reads.size() - 1).getKvs();
-                    if (response.isSucceeded()) {
-                        pending.result()
-                                .complete(new PutOutcome(
-                                        true, response.getHeader().getRevision(), null, owner));
-                    } else {
-                        List<KeyValue> mine = reads.get(0).getKvs();
-                        pending.result().complete(new PutOutcome(false, 0, mine.isEmpty() ? null : mine.get(0), owner));
-                    }
-                });
-    }
-
-    /** Several guarded deletes in one Txn; if any key changed, each goes again on its own. */
-    private CompletableFuture<?> sendDeletes(List<TxnCoalescer.Pending<DeleteRequest, Boolean>> batch) {
-        if (batch.size() == 1) {
-            return deleteAlone(batch.get(0));
-        }
-        List<Cmp> conditions = new ArrayList<>();
-        List<Op> operations = new ArrayList<>();
-        for (TxnCoalescer.Pending<DeleteRequest, Boolean> pending : batch) {
-            pending.request().addTo(conditions, operations);
-        }
-        return allOrEach(
-                conditions,
-                operations,
-                "releasing " + batch.size() + " locks",
-                response -> {
-                    java.util.Iterator<io.etcd.jetcd.kv.GetResponse> reads =
-                            response.getGetResponses().iterator();
-                    for (TxnCoalescer.Pending<DeleteRequest, Boolean> pending : batch) {
-                        pending.result().complete(true);
-                        pending.request().handOver(reads).run();
-                    }
-                },
-                () -> CompletableFuture.allOf(
-                        batch.stream().map(this::deleteAlone).toArray(CompletableFuture[]::new)),
-                failure -> batch.forEach(pending -> pending.result().completeExceptionally(failure)));
-    }
-
-    /**
-     * Sends a batch as one all-or-nothing Txn. If its compares hold, {@code succeeded} completes the
-     * requests from the response; if any fails, the Txn changed nothing and {@code eachAlone} sends
-     * every request again on its own; if etcd does not answer, {@code failed} fails them all.
-     */
-    private CompletableFuture<?> allOrEach(
-            List<Cmp> conditions,
-            List<Op> operations,
-            String what,
-            java.util.function.Consumer<TxnResponse> succeeded,
-            Supplier<CompletableFuture<?>> eachAlone,
-            java.util.function.Consumer<Throwable> failed) {
-        CompletableFuture<TxnResponse> txn = this.client
-                .getKVClient()
-                .txn()
-                .If(conditions.toArray(Cmp[]::new))
-                .Then(operations.toArray(Op[]::new))
-                .commit();
-        return timed(txn, what, this.attemptTimeout)
-                .handle((response, failure) -> {
-                    if (failure != null) {
-                        failed.accept(failure);
-                        return CompletableFuture.<Object>completedFuture(null);
-                    }
-                    if (!response.isSucceeded()) {
-                        return eachAlone.get();
-                    }
-                    succeeded.accept(response);
-                    return CompletableFuture.<Object>completedFuture(null);
-                })
-                .thenCompose(next -> next);
-    }
-
-    private CompletableFuture<?> deleteAlone(TxnCoalescer.Pending<DeleteRequest, Boolean> pending) {
-        return deleteGuarded(pending.request()).whenComplete((deleted, failure) -> {
-            if (failure != null) {
-                pending.result().completeExceptionally(failure);
-            } else {
-                pending.result().complete(deleted);
-            }
-        });
-    }
-
-    private static boolean isGeneratedRequestId(String requestId) {
-        return requestId.length() == 36 && requestId.charAt(8) == '-' && requestId.charAt(14) == '4';
-    }
-
-    private String holderRecord(AcquireCommand command) {
-        return "{\"instance\":\"" + jsonEscape(this.instanceId) + "\",\"acquiredAt\":\"" + Instant.now()
-                + "\",\"ttlSeconds\":" + command.ttlSeconds() + "}";
-    }
-
-    private static String jsonEscape(String value) {
-        return value.replace("\\", "\\\\").replace("\"", "\\\"");
-    }
-
-    // ---------------------------------------------------------------- renew and release
 
     @Override
     public CompletableFuture<Long> renew(BackendLock lock) {
@@ -862,20 +170,25 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
             return CompletableFuture.failedFuture(lostCause(lock));
         }
         long sent = System.nanoTime();
-        CompletableFuture<TxnResponse> check = timed(
-                this.client
+        CompletableFuture<TxnResponse> check = this.calls.timed(
+                this.calls
+                        .client()
                         .getKVClient()
                         .txn()
-                        .If(new Cmp(bytes(etcdLock.key), Cmp.Op.EQUAL, CmpTarget.createRevision(lock.fencingToken())))
+                        .If(new Cmp(
+                                EtcdCalls.bytes(etcdLock.key),
+                                Cmp.Op.EQUAL,
+                                CmpTarget.createRevision(lock.fencingToken())))
                         .commit(),
                 "confirming lock '" + lock.resource() + "'");
-        CompletableFuture<Long> keepAlive = timed(
-                        this.client.getLeaseClient().keepAliveOnce(session.leaseId),
+        CompletableFuture<Long> keepAlive = this.calls
+                .timed(
+                        this.calls.client().getLeaseClient().keepAliveOnce(session.leaseId),
                         "renewing the lease of lock '" + lock.resource() + "'")
                 .thenApply(response -> response.getTTL());
         return check.thenCombine(keepAlive, (confirmed, ttl) -> {
             if (ttl <= 0) {
-                expireSession(session, "etcd no longer knows lease " + session.leaseId);
+                this.sessions.expire(session, "etcd no longer knows lease " + session.leaseId);
             } else {
                 session.confirmed(sent, ttl);
             }
@@ -898,39 +211,28 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
     @Override
     public CompletableFuture<Boolean> release(BackendLock lock) {
         EtcdLock etcdLock = (EtcdLock) lock;
-        DeleteRequest request = new DeleteRequest(etcdLock.key, lock.fencingToken(), successorOf(etcdLock));
+        DeleteRequest request =
+                new DeleteRequest(etcdLock.key, lock.fencingToken(), this.watches.successorOf(etcdLock));
         forget(etcdLock);
-        return retriedOnFailure(request, etcdLock.session, this.deletes.submit(request));
+        return this.deletes.retriedOnFailure(request, etcdLock.session, this.deleteBatch.submit(request));
     }
 
     /**
      * Releases without sending at once: the delete rides on this client's next acquisition Txn,
-     * or goes on its own after {@link #RIDE_LINGER_NANOS}, or after
-     * {@link #HAND_OFF_LINGER_NANOS} when a local waiter is next in line (it is handed the lock
+     * or goes on its own after {@link PutBatch#RIDE_LINGER_NANOS}, or after {@link
+     * PutBatch#HAND_OFF_LINGER_NANOS} when a local waiter is next in line (it is handed the lock
      * when the Txn commits, as with {@link #release}).
      */
     @Override
     public CompletableFuture<Boolean> releaseDeferred(BackendLock lock) {
         EtcdLock etcdLock = (EtcdLock) lock;
-        if (this.closed) {
+        if (this.calls.isClosed()) {
             return release(lock);
         }
-        Successor next = successorOf(etcdLock);
+        Successor next = this.watches.successorOf(etcdLock);
         forget(etcdLock);
-        Rider rider = new Rider(new DeleteRequest(etcdLock.key, lock.fencingToken(), next), new CompletableFuture<>());
-        synchronized (this.riders) {
-            this.riders.add(rider);
-        }
-        this.scheduler.schedule(
-                () -> flushRider(rider),
-                next != null ? HAND_OFF_LINGER_NANOS : RIDE_LINGER_NANOS,
-                TimeUnit.NANOSECONDS);
-        return retriedOnFailure(rider.request(), etcdLock.session, rider.result());
-    }
-
-    private @Nullable Successor successorOf(EtcdLock lock) {
-        ResourceWatch watch = this.watches.get(lock.key.substring(0, lock.key.lastIndexOf('/') + 1));
-        return (watch != null) ? watch.successorOf(lock.fencingToken()) : null;
+        DeleteRequest request = new DeleteRequest(etcdLock.key, lock.fencingToken(), next);
+        return this.deletes.retriedOnFailure(request, etcdLock.session, this.puts.defer(request));
     }
 
     private void forget(EtcdLock lock) {
@@ -939,772 +241,24 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
         lock.session.locks.remove(lock);
     }
 
-    /**
-     * Returns {@code deleted}, the first try of {@code request}; if it fails, the delete is retried
-     * in the background while the session lives (once it expires, etcd removes the key itself).
-     */
-    private CompletableFuture<Boolean> retriedOnFailure(
-            DeleteRequest request, @Nullable SessionLease session, CompletableFuture<Boolean> deleted) {
-        deleted.whenComplete((ok, failure) -> {
-            if (failure != null) {
-                retryDelete(request.key(), request.revision(), session, 1);
-            }
-        });
-        return deleted;
-    }
-
-    /** Deferred releases that may still ride on an acquisition's Txn, up to etcd's limit of ops per Txn. */
-    private List<Rider> takeRiders(List<TxnCoalescer.Pending<PutRequest, PutOutcome>> batch) {
-        synchronized (this.riders) {
-            if (this.riders.isEmpty()) {
-                return List.of();
-            }
-            // A put uses two compares and up to two ops, a rider one compare and up to two ops.
-            int room = Math.min(MAX_RIDERS, (MAX_TXN_OPS - 2 * batch.size()) / 2);
-            Set<String> putKeys = new java.util.HashSet<>();
-            batch.forEach(pending -> putKeys.add(pending.request().attempt().key));
-            List<Rider> taken = new ArrayList<>();
-            java.util.Iterator<Rider> waiting = this.riders.iterator();
-            while (waiting.hasNext() && taken.size() < room) {
-                Rider rider = waiting.next();
-                // A retry re-using a released key's request id must not share its Txn: the compares would clash.
-                if (!putKeys.contains(rider.request().key())) {
-                    waiting.remove();
-                    taken.add(rider);
-                }
-            }
-            return taken;
-        }
-    }
-
-    /** Sends a deferred release on its own if no acquisition took it along within its linger time. */
-    private void flushRider(Rider rider) {
-        boolean waiting;
-        synchronized (this.riders) {
-            waiting = this.riders.remove(rider);
-        }
-        if (waiting) {
-            sendRider(rider);
-        }
-    }
-
-    /** Sends every deferred release still waiting. */
-    private void flushRiders() {
-        List<Rider> left;
-        synchronized (this.riders) {
-            left = new ArrayList<>(this.riders);
-            this.riders.clear();
-        }
-        left.forEach(this::sendRider);
-    }
-
-    private CompletableFuture<?> sendRider(Rider rider) {
-        return this.deletes.submit(rider.request()).whenComplete((deleted, failure) -> {
-            if (failure != null) {
-                rider.result().completeExceptionally(failure);
-            } else {
-                rider.result().complete(deleted);
-            }
-        });
-    }
-
-    /** Deletes {@code key} if its create revision is still {@code revision}, retrying on failure. */
-    private CompletableFuture<Boolean> deleteInBackground(String key, long revision, @Nullable SessionLease session) {
-        DeleteRequest request = new DeleteRequest(key, revision, null);
-        return retriedOnFailure(request, session, this.deletes.submit(request));
-    }
-
-    private void retryDelete(String key, long revision, @Nullable SessionLease session, int attempt) {
-        if (this.closed || (session != null && session.isExpired())) {
-            return;
-        }
-        long delay = Math.min(TimeUnit.SECONDS.toNanos(5), TimeUnit.MILLISECONDS.toNanos(200) << Math.min(attempt, 5));
-        this.scheduler.schedule(
-                () -> deleteGuarded(new DeleteRequest(key, revision, null)).whenComplete((deleted, failure) -> {
-                    if (failure != null) {
-                        retryDelete(key, revision, session, attempt + 1);
-                    }
-                }),
-                delay,
-                TimeUnit.NANOSECONDS);
-    }
-
-    private CompletableFuture<Boolean> deleteGuarded(DeleteRequest request) {
-        List<Cmp> conditions = new ArrayList<>();
-        List<Op> operations = new ArrayList<>();
-        request.addTo(conditions, operations);
-        return timed(
-                        this.client
-                                .getKVClient()
-                                .txn()
-                                .If(conditions.toArray(Cmp[]::new))
-                                .Then(operations.toArray(Op[]::new))
-                                .commit(),
-                        "releasing '" + request.key() + "'",
-                        this.attemptTimeout)
-                .thenApply(response -> {
-                    if (response.isSucceeded()) {
-                        request.handOver(response.getGetResponses().iterator()).run();
-                    }
-                    return response.isSucceeded();
-                });
-    }
-
-    /**
-     * Abandons a key whose put had an unknown outcome. One Txn writes the abandoned marker, which
-     * the acquire Txn checks, so a put that reaches etcd later can no longer create the key; if
-     * the key was created already, it is then deleted by its create revision. Whichever of put
-     * and abandon commits first, no key is left behind.
-     */
-    private void abandonKey(String key, ByteSequence marker, SessionLease session) {
-        if (this.held.containsKey(key) || this.closed) {
-            return;
-        }
-        ByteSequence keyBytes = bytes(key);
-        PutOption onSession = PutOption.builder().withLeaseId(session.leaseId).build();
-        CompletableFuture<TxnResponse> txn = this.client
-                .getKVClient()
-                .txn()
-                .Then(Op.put(marker, bytes("abandoned"), onSession), Op.get(keyBytes, GetOption.DEFAULT))
-                .commit();
-        timed(txn, "abandoning '" + key + "'", this.attemptTimeout).whenComplete((response, failure) -> {
-            if (failure != null) {
-                // Once the session is gone, so is its lease: a late put would be refused by etcd anyway.
-                if (!session.isExpired() && !this.closed) {
-                    this.scheduler.schedule(() -> abandonKey(key, marker, session), 1, TimeUnit.SECONDS);
-                }
-                return;
-            }
-            for (KeyValue kv : response.getGetResponses().get(0).getKvs()) {
-                if (kv.getLease() == session.leaseId && !this.held.containsKey(key)) {
-                    deleteInBackground(key, kv.getCreateRevision(), session);
-                }
-            }
-        });
-    }
-
-    // ---------------------------------------------------------------- sessions
-
-    private CompletableFuture<SessionLease> session(long ttlSeconds, long deadlineNanos) {
-        while (true) {
-            CompletableFuture<SessionLease> future = this.sessions.computeIfAbsent(ttlSeconds, this::grantSession);
-            SessionLease session = grantedOrNull(future);
-            if (future.isCompletedExceptionally() || (session != null && session.isExpired())) {
-                // Do not cache a failure or a dead lease: the next caller grants a fresh one.
-                this.sessions.remove(ttlSeconds, future);
-                if (System.nanoTime() - deadlineNanos < 0 && session != null) {
-                    continue;
-                }
-            }
-            return future;
-        }
-    }
-
-    /**
-     * The session a grant produced, or {@code null} while it is pending or when it failed.
-     * ({@code getNow} would throw for a failed grant, and a failed grant must never stay cached.)
-     */
-    private static @Nullable SessionLease grantedOrNull(CompletableFuture<SessionLease> future) {
-        return (future.isDone() && !future.isCompletedExceptionally()) ? future.join() : null;
-    }
-
-    private CompletableFuture<SessionLease> grantSession(long ttlSeconds) {
-        long sent = System.nanoTime();
-        return timed(this.client.getLeaseClient().grant(ttlSeconds), "granting a " + ttlSeconds + "s lease")
-                .thenApply(response -> {
-                    SessionLease session = new SessionLease(response.getID(), ttlSeconds, response.getTTL(), sent);
-                    logger.debug("Session lease {} granted ({}s)", session.leaseId, ttlSeconds);
-                    scheduleKeepAlive(session, session.keepAlivePeriodNanos());
-                    scheduleDeadline(session);
-                    return session;
-                });
-    }
-
-    private void scheduleKeepAlive(SessionLease session, long delayNanos) {
-        if (this.closed || session.isExpired()) {
-            return;
-        }
-        // Jitter spreads the keep-alives of many clients started together.
-        long jitter = (long) (delayNanos * 0.1 * (ThreadLocalRandom.current().nextDouble() - 0.5));
-        session.keepAliveTask = this.scheduler.schedule(
-                () -> {
-                    // The cadence does not wait for answers: a slow answer must not delay the next try.
-                    scheduleKeepAlive(session, session.keepAlivePeriodNanos());
-                    sendKeepAlive(session);
-                },
-                delayNanos + jitter,
-                TimeUnit.NANOSECONDS);
-    }
-
-    private void sendKeepAlive(SessionLease session) {
-        if (this.closed || session.isExpired()) {
-            return;
-        }
-        long sent = System.nanoTime();
-        // An answer helps for as long as the lease may still be alive, so wait that long for it.
-        Duration timeout = Duration.ofNanos(Math.max(
-                session.keepAlivePeriodNanos(),
-                Math.min(this.requestTimeout.toNanos(), TimeUnit.SECONDS.toNanos(session.ttlSeconds))));
-        timed(this.client.getLeaseClient().keepAliveOnce(session.leaseId), "keeping lease alive", timeout)
-                .whenComplete((response, failure) -> {
-                    if (failure != null) {
-                        logger.debug("Keep-alive of lease {} failed: {}", session.leaseId, failure.toString());
-                        // Retry soon, unless a later keep-alive already succeeded: the local deadline,
-                        // not this failure, decides when locks are lost.
-                        if (!session.confirmedSince(sent)) {
-                            this.scheduler.schedule(
-                                    () -> {
-                                        if (!session.confirmedSince(sent)) {
-                                            sendKeepAlive(session);
-                                        }
-                                    },
-                                    500,
-                                    TimeUnit.MILLISECONDS);
-                        }
-                    } else if (response.getTTL() <= 0) {
-                        expireSession(session, "etcd reports lease " + session.leaseId + " expired");
-                    } else {
-                        session.confirmed(sent, response.getTTL());
-                        scheduleDeadline(session);
-                    }
-                });
-    }
-
-    private void scheduleDeadline(SessionLease session) {
-        ScheduledFuture<?> previous = session.deadlineTask;
-        if (previous != null) {
-            previous.cancel(false);
-        }
-        long remaining = session.validUntilNanos() - System.nanoTime();
-        session.deadlineTask = this.scheduler.schedule(
-                () -> {
-                    if (System.nanoTime() - session.validUntilNanos() >= 0) {
-                        expireSession(
-                                session,
-                                "no keep-alive of lease " + session.leaseId
-                                        + " was confirmed before its local deadline");
-                    } else {
-                        scheduleDeadline(session);
-                    }
-                },
-                Math.max(0, remaining),
-                TimeUnit.NANOSECONDS);
-    }
-
-    /** Every lock on the session is lost; new acquisitions get a new session. */
-    private void expireSession(SessionLease session, String reason) {
-        if (!session.expire()) {
-            return;
-        }
-        this.sessions.computeIfPresent(
-                session.ttlSeconds, (ttl, future) -> grantedOrNull(future) == session ? null : future);
-        cancel(session.keepAliveTask);
-        cancel(session.deadlineTask);
-        logger.warn(
-                "Session lease {} lost ({}); {} lock(s) on it are lost", session.leaseId, reason, session.locks.size());
-        for (EtcdLock lock : new ArrayList<>(session.locks)) {
-            this.held.remove(lock.key, lock);
-            lock.markLost(new LockLostException(
-                    "Lock '" + lock.resource() + "' (token " + lock.fencingToken() + ") was lost: " + reason));
-        }
-        session.locks.clear();
-        // If etcd still has the lease, its keys would block others until it expires: revoke it.
-        timed(this.client.getLeaseClient().revoke(session.leaseId), "revoking a lost lease")
-                .exceptionally(failure -> null);
-    }
-
-    private static void cancel(@Nullable ScheduledFuture<?> task) {
-        if (task != null) {
-            task.cancel(false);
-        }
-    }
-
-    // ---------------------------------------------------------------- watches
-
-    /** Whether a live, seeded watch mirrors the queue of the resource with this key prefix. */
-    private boolean isMirrored(String prefix) {
-        ResourceWatch watch = this.watches.get(prefix);
-        return watch != null && watch.isSeededAndOpen();
-    }
-
-    /**
-     * One watch on a resource's key range, shared by every local waiter of that resource, and the
-     * mirror of the resource's queue it maintains.
-     *
-     * <p>The watch starts at the current revision, never in etcd's slow path for past revisions.
-     * Once etcd confirms it, one linearizable read of the resource's keys at revision {@code S}
-     * seeds the mirror; events up to {@code S} are already in it and are skipped, later ones are
-     * applied in order. From then on the mirror is the exact queue as of the newest event seen.
-     * A waiter whose key has revision {@code c} owns the lock once the mirror has reached
-     * {@code c} and no key older than {@code c} is left: keys are only ever created with newer
-     * revisions, so an older key can never come back. That is the same decision the predecessor
-     * read makes, without the read. If the watch fails or is not confirmed in time, each waiter
-     * falls back to reading its predecessor, which re-creates a watch.
-     */
-    private final class ResourceWatch {
-
-        final String prefix;
-
-        /** Local waiters by the create revision of their key; one resource never has two keys per revision. */
-        private final Map<Long, Attempt> waiters = new HashMap<>();
-
-        /** The resource's keys by create revision. */
-        private final java.util.NavigableMap<Long, String> queue = new java.util.TreeMap<>();
-
-        private final Map<String, Long> createRevisions = new HashMap<>();
-
-        /** Events that arrived before the seeding read answered. */
-        private @Nullable List<WatchEvent> early = new ArrayList<>();
-
-        /** Revision of the seeding read; events at or before it are in the mirror already. */
-        private long seededAt = -1;
-
-        /** The mirror is the queue as of this revision; -1 until seeded. */
-        private long revision = -1;
-
-        private boolean confirmed;
-
-        private boolean closed;
-
-        private final Watch.Watcher watcher;
-
-        ResourceWatch(String prefix, Attempt first) {
-            this.prefix = prefix;
-            this.waiters.put(first.myRevision, first);
-            WatchOption option = WatchOption.builder()
-                    .isPrefix(true)
-                    .withCreateNotify(true)
-                    .withRequireLeader(true)
-                    .build();
-            // jetcd reports a stream that ended without an error only through onCompleted, and does not
-            // resume it: the mirror would go silent, so that ends the watch like an error does.
-            this.watcher = client.getWatchClient()
-                    .watch(
-                            bytes(prefix),
-                            option,
-                            Watch.listener(
-                                    this::onResponse,
-                                    this::onError,
-                                    () -> onError(new IllegalStateException("watch stream ended"))));
-            scheduler.schedule(
-                    () -> {
-                        if (!isSeeded()) {
-                            onError(new TimeoutException("watch not confirmed within " + requestTimeout));
-                        }
-                    },
-                    requestTimeout.toMillis(),
-                    TimeUnit.MILLISECONDS);
-        }
-
-        synchronized boolean isClosed() {
-            return this.closed;
-        }
-
-        private synchronized boolean isSeeded() {
-            return this.revision >= 0;
-        }
-
-        /**
-         * The local waiter that owns the lock once the holder with revision {@code holder} is gone
-         * and its own key still exists: the next key, if the mirror shows no other older key.
-         */
-        synchronized @Nullable Successor successorOf(long holder) {
-            if (this.closed || this.revision < 0 || this.queue.isEmpty() || this.queue.firstKey() != holder) {
-                return null;
-            }
-            Map.Entry<Long, String> next = this.queue.higherEntry(holder);
-            Attempt waiter = (next != null) ? this.waiters.get(next.getKey()) : null;
-            return (waiter != null) ? new Successor(next.getValue(), next.getKey(), waiter) : null;
-        }
-
-        synchronized boolean isSeededAndOpen() {
-            return this.revision >= 0 && !this.closed;
-        }
-
-        synchronized boolean subscribe(Attempt attempt) {
-            if (this.closed) {
-                return false;
-            }
-            this.waiters.put(attempt.myRevision, attempt);
-            return true;
-        }
-
-        void unsubscribe(Attempt attempt) {
-            boolean last;
-            synchronized (this) {
-                this.waiters.remove(attempt.myRevision, attempt);
-                last = this.waiters.isEmpty() && !this.closed;
-                if (last) {
-                    this.closed = true;
-                }
-            }
-            if (last) {
-                watches.remove(this.prefix, this);
-                this.watcher.close();
-            }
-        }
-
-        /** Grants {@code attempt} or reports its key gone, if the mirror can already tell. */
-        void decide(Attempt attempt) {
-            Runnable decision;
-            synchronized (this) {
-                decision = decisionFor(attempt);
-            }
-            if (decision != null) {
-                decision.run();
-            }
-        }
-
-        private @Nullable Runnable decisionFor(Attempt attempt) {
-            long mine = attempt.myRevision;
-            if (this.closed || this.revision < mine || this.waiters.get(mine) != attempt) {
-                return null; // the mirror has not seen my key yet, or I no longer wait here
-            }
-            if (!this.queue.containsKey(mine)) {
-                return attempt::queueEntryGone;
-            }
-            if (this.queue.firstKey() == mine) {
-                SessionLease session = attempt.session;
-                return (session != null) ? () -> attempt.grant(session) : null;
-            }
-            return null;
-        }
-
-        private void onResponse(WatchResponse response) {
-            List<Runnable> decisions = new ArrayList<>();
-            boolean seed = false;
-            synchronized (this) {
-                if (this.closed) {
-                    return;
-                }
-                if (response.isCreatedNotify() && !this.confirmed) {
-                    this.confirmed = true;
-                    seed = true;
-                }
-                List<WatchEvent> events = response.getEvents();
-                if (this.early != null) {
-                    this.early.addAll(events);
-                } else if (!events.isEmpty()) {
-                    events.forEach(this::apply);
-                    decideAll(decisions);
-                }
-            }
-            if (seed) {
-                seed();
-            }
-            decisions.forEach(Runnable::run);
-        }
-
-        /** Reads the whole queue once the watch is confirmed, so no event after the read is missed. */
-        private void seed() {
-            GetOption all =
-                    GetOption.builder().isPrefix(true).withKeysOnly(true).build();
-            timed(client.getKVClient().get(bytes(this.prefix), all), "reading the queue of " + this.prefix)
-                    .whenComplete((response, failure) -> {
-                        if (failure != null) {
-                            onError(failure);
-                            return;
-                        }
-                        List<Runnable> decisions = new ArrayList<>();
-                        synchronized (this) {
-                            if (this.closed) {
-                                return;
-                            }
-                            this.seededAt = response.getHeader().getRevision();
-                            this.revision = this.seededAt;
-                            for (KeyValue kv : response.getKvs()) {
-                                add(kv.getKey().toString(StandardCharsets.UTF_8), kv.getCreateRevision());
-                            }
-                            List<WatchEvent> buffered = this.early;
-                            this.early = null;
-                            if (buffered != null) {
-                                buffered.forEach(this::apply);
-                            }
-                            decideAll(decisions);
-                        }
-                        decisions.forEach(Runnable::run);
-                    });
-        }
-
-        private void apply(WatchEvent event) {
-            KeyValue kv = event.getKeyValue();
-            long at = kv.getModRevision();
-            if (at <= this.seededAt) {
-                return; // the seeding read saw this already
-            }
-            String key = kv.getKey().toString(StandardCharsets.UTF_8);
-            if (event.getEventType() == WatchEvent.EventType.PUT) {
-                add(key, kv.getCreateRevision());
-            } else if (event.getEventType() == WatchEvent.EventType.DELETE) {
-                Long created = this.createRevisions.remove(key);
-                if (created != null) {
-                    this.queue.remove(created);
-                }
-            }
-            this.revision = Math.max(this.revision, at);
-        }
-
-        private void add(String key, long createRevision) {
-            if (this.createRevisions.putIfAbsent(key, createRevision) == null) {
-                this.queue.put(createRevision, key);
-            }
-        }
-
-        private void decideAll(List<Runnable> decisions) {
-            for (Attempt attempt : this.waiters.values()) {
-                Runnable decision = decisionFor(attempt);
-                if (decision != null) {
-                    decisions.add(decision);
-                }
-            }
-        }
-
-        private void onError(Throwable failure) {
-            logger.debug("Watch on {} failed: {}", this.prefix, failure.toString());
-            List<Attempt> orphaned;
-            synchronized (this) {
-                if (this.closed) {
-                    return;
-                }
-                this.closed = true;
-                orphaned = new ArrayList<>(this.waiters.values());
-                this.waiters.clear();
-            }
-            watches.remove(this.prefix, this);
-            this.watcher.close();
-            // Each waiter reads its predecessor instead, and joins or starts a new watch if still queued.
-            orphaned.forEach(Attempt::watchFailed);
-        }
-    }
-
-    // ---------------------------------------------------------------- operations
-
     @Override
     public CompletableFuture<BackendHealth> health(Duration timeout) {
-        Map<String, Object> details = new ConcurrentHashMap<>();
-        details.put("endpoints", this.endpoints);
-        details.put("namespace", this.keys.namespace());
-        CompletableFuture<Boolean> quorum = timed(
-                        this.client
-                                .getKVClient()
-                                .get(
-                                        bytes(this.keys.namespace() + "/health"),
-                                        GetOption.builder().withCountOnly(true).build()),
-                        "a health read",
-                        timeout)
-                .handle((response, failure) -> {
-                    if (failure != null) {
-                        details.put(
-                                "error", unavailable("a health read", failure).getMessage());
-                    }
-                    return failure == null;
-                });
-        CompletableFuture<Void> members = timed(this.client.getClusterClient().listMember(), "listing members", timeout)
-                .thenAccept(response -> {
-                    List<String> names = new ArrayList<>();
-                    response.getMembers().forEach(member -> names.add(member.getName()));
-                    details.put("members", names);
-                    details.put("memberCount", names.size());
-                })
-                .exceptionally(failure -> null);
-        CompletableFuture<Void> leader =
-                leaderOf(timeout).thenAccept(id -> details.put("leaderId", id)).exceptionally(failure -> null);
-        return CompletableFuture.allOf(quorum, members, leader).thenApply(ignored -> {
-            details.put("sessions", sessionDetails());
-            details.put("heldLocks", this.held.size());
-            return new BackendHealth(quorum.join(), details);
-        });
-    }
-
-    /** The leader's member id as one endpoint reports it, in hex as etcd prints it. */
-    private CompletableFuture<String> leaderOf(Duration timeout) {
-        CompletableFuture<String> result = new CompletableFuture<>();
-        AtomicFailures failures = new AtomicFailures(this.endpoints.size());
-        for (String endpoint : this.endpoints) {
-            timed(this.client.getMaintenanceClient().statusMember(endpoint), "reading status", timeout)
-                    .whenComplete((status, failure) -> {
-                        if (failure == null && status.getLeader() != 0) {
-                            result.complete(Long.toHexString(status.getLeader()));
-                        } else if (failures.failedAll()) {
-                            result.completeExceptionally(
-                                    new LockBackendUnavailableException("no endpoint knows a leader"));
-                        }
-                    });
-        }
-        return result;
-    }
-
-    /** Counts failed answers; true once all of them failed. */
-    private static final class AtomicFailures {
-
-        private final java.util.concurrent.atomic.AtomicInteger left;
-
-        AtomicFailures(int total) {
-            this.left = new java.util.concurrent.atomic.AtomicInteger(total);
-        }
-
-        boolean failedAll() {
-            return this.left.decrementAndGet() == 0;
-        }
+        return this.administration.health(timeout);
     }
 
     @Override
     public CompletableFuture<List<QueueEntry>> queue(ResourceName resource) {
-        return timed(
-                        this.client
-                                .getKVClient()
-                                .get(
-                                        bytes(this.keys.resourcePrefix(resource)),
-                                        GetOption.builder()
-                                                .isPrefix(true)
-                                                .withSortField(GetOption.SortTarget.CREATE)
-                                                .withSortOrder(GetOption.SortOrder.ASCEND)
-                                                .build()),
-                        "reading the queue of '" + resource + "'")
-                .thenApply(response -> {
-                    List<QueueEntry> entries = new ArrayList<>();
-                    for (KeyValue kv : response.getKvs()) {
-                        String key = kv.getKey().toString(StandardCharsets.UTF_8);
-                        entries.add(new QueueEntry(
-                                this.keys.requestIdOf(key),
-                                kv.getLease(),
-                                kv.getCreateRevision(),
-                                kv.getValue().toString(StandardCharsets.UTF_8)));
-                    }
-                    return entries;
-                });
+        return this.administration.queue(resource);
     }
 
     @Override
-    public CompletableFuture<java.util.Optional<QueueEntry>> forceRelease(ResourceName resource) {
-        return queue(resource).thenCompose(entries -> {
-            if (entries.isEmpty()) {
-                return CompletableFuture.completedFuture(java.util.Optional.<QueueEntry>empty());
-            }
-            QueueEntry holder = entries.get(0);
-            String key = this.keys.key(resource, holder.requestId());
-            return deleteGuarded(new DeleteRequest(key, holder.fencingToken(), null))
-                    .thenApply(deleted -> {
-                        if (!deleted) {
-                            return java.util.Optional.<QueueEntry>empty();
-                        }
-                        EtcdLock local = this.held.remove(key);
-                        if (local != null) {
-                            local.session.locks.remove(local);
-                            local.markLost(new LockLostException("Lock '" + resource + "' (token "
-                                    + holder.fencingToken() + ") was force-released by an operator"));
-                        }
-                        return java.util.Optional.of(holder);
-                    });
-        });
-    }
-
-    // ---------------------------------------------------------------- plumbing
-
-    private <T> CompletableFuture<T> timed(CompletableFuture<T> future, String what) {
-        return timed(future, what, this.requestTimeout);
-    }
-
-    /** Bounds a jetcd call and turns every failure of the store into {@link LockBackendUnavailableException}. */
-    private <T> CompletableFuture<T> timed(CompletableFuture<T> future, String what, Duration timeout) {
-        CompletableFuture<T> result = new CompletableFuture<>();
-        ScheduledFuture<?> timer = this.scheduler.schedule(
-                () -> result.completeExceptionally(new NoAnswerException("etcd " + this.endpoints + " did not answer "
-                        + what + " within " + timeout.toMillis() + " ms")),
-                timeout.toNanos(),
-                TimeUnit.NANOSECONDS);
-        future.whenComplete((value, failure) -> {
-            timer.cancel(false);
-            if (failure != null) {
-                result.completeExceptionally(unavailable(what, failure));
-            } else {
-                result.complete(value);
-            }
-        });
-        return result;
-    }
-
-    /** A connection failure under the request ({@code UNAVAILABLE}): it may or may not have been applied. */
-    static boolean isUnavailable(Throwable failure) {
-        return anyCause(failure, cause -> hasCode(cause, io.grpc.Status.Code.UNAVAILABLE));
-    }
-
-    private static boolean isNoAnswer(Throwable failure) {
-        return anyCause(failure, cause -> cause instanceof NoAnswerException);
-    }
-
-    /** Whether jetcd's exception or the gRPC status of {@code cause} carries {@code code}. */
-    private static boolean hasCode(Throwable cause, io.grpc.Status.Code code) {
-        if (cause instanceof io.etcd.jetcd.common.exception.EtcdException etcd
-                && etcd.getErrorCode().name().equals(code.name())) {
-            return true;
-        }
-        return io.grpc.Status.fromThrowable(cause).getCode() == code;
-    }
-
-    private static boolean anyCause(Throwable failure, java.util.function.Predicate<Throwable> test) {
-        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (test.test(cause)) {
-                return true;
-            }
-            if (cause.getCause() == cause) {
-                break;
-            }
-        }
-        return false;
-    }
-
-    /** No answer within the time allowed: the request may or may not have been applied. */
-    static final class NoAnswerException extends LockBackendUnavailableException {
-
-        private static final long serialVersionUID = 1L;
-
-        NoAnswerException(String message) {
-            super(message);
-        }
-    }
-
-    /**
-     * Whether {@code failure} proves that nothing of the request was written: etcd refused it with
-     * {@code RESOURCE_EXHAUSTED} ({@code etcdserver: too many requests}, refused before proposing
-     * when its apply lags its commits by too much; or no space left, refused before applying), or
-     * the client never sent it. jetcd does not retry Txns, so no earlier attempt can have applied.
-     */
-    static boolean isKnownNotWritten(Throwable failure) {
-        return anyCause(
-                failure,
-                cause -> cause instanceof TxnCoalescer.NotSentException
-                        || hasCode(cause, io.grpc.Status.Code.RESOURCE_EXHAUSTED));
-    }
-
-    private static String reasonOf(Throwable failure) {
-        Throwable cause = failure;
-        while (cause.getCause() != null && cause.getCause() != cause) {
-            cause = cause.getCause();
-        }
-        return String.valueOf(cause.getMessage());
-    }
-
-    private LockException unavailable(String what, Throwable failure) {
-        Throwable cause = failure;
-        while ((cause instanceof CompletionException || cause instanceof ExecutionException)
-                && cause.getCause() != null) {
-            cause = cause.getCause();
-        }
-        if (cause instanceof LockException lockException) {
-            return lockException;
-        }
-        String reason = (cause instanceof TimeoutException) ? "timed out" : cause.toString();
-        return new LockBackendUnavailableException("etcd " + this.endpoints + " failed " + what + ": " + reason, cause);
-    }
-
-    private static ByteSequence bytes(String value) {
-        return ByteSequence.from(value, StandardCharsets.UTF_8);
+    public CompletableFuture<Optional<QueueEntry>> forceRelease(ResourceName resource) {
+        return this.administration.forceRelease(resource);
     }
 
     @Override
     public String describe() {
-        return "etcd" + this.endpoints + this.keys.namespace();
+        return "etcd" + this.calls.endpoints() + this.keys.namespace();
     }
 
     /**
@@ -1714,177 +268,23 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
      */
     @Override
     public void close() {
-        if (this.closed) {
+        if (this.calls.isClosed()) {
             return;
         }
-        this.closed = true;
-        flushRiders();
-        this.pendingCleanups.values().forEach(task -> task.cancel(false));
-        for (Attempt attempt : new ArrayList<>(this.inFlight)) {
-            attempt.fail(new LockException("Lock client closed while acquiring '" + attempt.command.resource() + "'"));
+        this.calls.markClosed();
+        this.puts.flushRiders();
+        this.deletes.cancelPending();
+        for (AcquireAttempt attempt : new ArrayList<>(this.inFlight)) {
+            attempt.fail(new LockException(
+                    "Lock client closed while acquiring '" + attempt.command().resource() + "'"));
         }
-        List<CompletableFuture<?>> revokes = new ArrayList<>();
-        for (CompletableFuture<SessionLease> future : this.sessions.values()) {
-            SessionLease session = grantedOrNull(future);
-            if (session != null && session.expire()) {
-                cancel(session.keepAliveTask);
-                cancel(session.deadlineTask);
-                session.locks.forEach(EtcdLock::markReleased);
-                revokes.add(timed(this.client.getLeaseClient().revoke(session.leaseId), "revoking a lease")
-                        .exceptionally(failure -> null));
-            }
-        }
-        try {
-            CompletableFuture.allOf(revokes.toArray(CompletableFuture[]::new))
-                    .get(this.requestTimeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-        } catch (ExecutionException | TimeoutException ex) {
-            logger.debug("Revoking session leases on close did not finish: {}", ex.toString());
-        }
-        this.watches.values().forEach(watch -> watch.watcher.close());
-        this.watches.clear();
+        this.sessions.revokeAll();
+        this.watches.closeAll();
         this.held.clear();
         this.sessions.clear();
-        this.scheduler.shutdownNow();
+        this.calls.shutdown();
         if (this.ownsClient) {
-            this.client.close();
-        }
-    }
-
-    /** Builds an {@link EtcdLockBackend}. */
-    public static final class Builder {
-
-        private List<String> endpoints = List.of("http://127.0.0.1:2379");
-
-        private String namespace = "/fencelock";
-
-        private Duration connectTimeout = Duration.ofSeconds(5);
-
-        private Duration requestTimeout = Duration.ofSeconds(5);
-
-        private Duration attemptTimeout = Duration.ofSeconds(2);
-
-        private Duration recheckInterval = Duration.ofSeconds(2);
-
-        private Duration retryGrace = Duration.ofSeconds(10);
-
-        private @Nullable String user;
-
-        private @Nullable String password;
-
-        private @Nullable Supplier<Client> clientFactory;
-
-        private java.util.function.@Nullable Consumer<ClientBuilder> customizer;
-
-        private String instanceId = LockAdministration.defaultInstanceId();
-
-        private Builder() {}
-
-        /** etcd client URLs, e.g. {@code http://10.0.0.1:2379}. */
-        public Builder endpoints(List<String> endpoints) {
-            Objects.requireNonNull(endpoints, "endpoints must not be null");
-            if (endpoints.isEmpty()) {
-                throw new IllegalArgumentException("At least one etcd endpoint is required");
-            }
-            this.endpoints = List.copyOf(endpoints);
-            return this;
-        }
-
-        public Builder endpoints(String... endpoints) {
-            return endpoints(List.of(endpoints));
-        }
-
-        /** Key prefix for all locks (default {@code /fencelock}); clients that should exclude each other share it. */
-        public Builder namespace(String namespace) {
-            this.namespace = LockKeys.validateNamespace(namespace);
-            return this;
-        }
-
-        /** Time to establish a connection (5 s). */
-        public Builder connectTimeout(Duration timeout) {
-            this.connectTimeout = Objects.requireNonNull(timeout);
-            return this;
-        }
-
-        /** Longest wait for any single etcd request (5 s); a waiting acquire is bounded by its wait timeout. */
-        public Builder requestTimeout(Duration timeout) {
-            this.requestTimeout = Objects.requireNonNull(timeout);
-            return this;
-        }
-
-        /**
-         * How long one send of a guarded write (an acquisition's put, a release, an abandon) waits
-         * for its answer before it is sent again (2 s, at most the request timeout). They are safe to
-         * apply twice, so after a leader is lost they are retried as soon as a new one can take them,
-         * instead of after the request timeout.
-         */
-        public Builder attemptTimeout(Duration timeout) {
-            this.attemptTimeout = Objects.requireNonNull(timeout);
-            return this;
-        }
-
-        /** How often a waiter re-reads its predecessor in case a watch event was lost (2 s). */
-        public Builder recheckInterval(Duration interval) {
-            this.recheckInterval = Objects.requireNonNull(interval);
-            return this;
-        }
-
-        /**
-         * How long a key whose put had an unknown outcome is kept for a retry with the same request
-         * id before it is deleted (10 s). Keys of generated request ids are deleted at once.
-         */
-        public Builder retryGrace(Duration grace) {
-            this.retryGrace = Objects.requireNonNull(grace);
-            return this;
-        }
-
-        /** Credentials for etcd authentication. */
-        public Builder credentials(String user, String password) {
-            this.user = Objects.requireNonNull(user);
-            this.password = Objects.requireNonNull(password);
-            return this;
-        }
-
-        /** Adjusts the jetcd client before it is built (TLS, authority, interceptors). */
-        public Builder customizeClient(java.util.function.Consumer<ClientBuilder> customizer) {
-            this.customizer = Objects.requireNonNull(customizer);
-            return this;
-        }
-
-        /** Identity of this process in holder records (default {@code host:pid}). */
-        public Builder instanceId(String instanceId) {
-            this.instanceId = Objects.requireNonNull(instanceId);
-            return this;
-        }
-
-        /** Uses a client made elsewhere; the backend will not close it. */
-        public Builder client(Client client) {
-            Objects.requireNonNull(client);
-            this.clientFactory = () -> client;
-            return this;
-        }
-
-        public EtcdLockBackend build() {
-            if (this.clientFactory != null) {
-                return new EtcdLockBackend(this, this.clientFactory.get(), false);
-            }
-            ClientBuilder builder = Client.builder()
-                    .endpoints(this.endpoints.toArray(String[]::new))
-                    .connectTimeout(this.connectTimeout)
-                    // Our own requests are guarded and bounded; jetcd's retries would only outlive our timeouts.
-                    .retryMaxAttempts(0)
-                    // etcd refuses HTTP/2 pings on a connection with no call open (PermitWithoutStream is off)
-                    // and closes an idle client's connection with GOAWAY too_many_pings, failing whatever
-                    // starts at that moment. Ping only while calls are open; keep-alive rounds are calls.
-                    .keepaliveWithoutCalls(false);
-            if (this.user != null && this.password != null) {
-                builder.user(bytes(this.user)).password(bytes(this.password));
-            }
-            if (this.customizer != null) {
-                this.customizer.accept(builder);
-            }
-            return new EtcdLockBackend(this, builder.build(), true);
+            this.calls.client().close();
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.fencelock.etcd;
 
+import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
@@ -51,6 +52,11 @@ final class SessionLease {
 
     long validUntilNanos() {
         return this.validUntilNanos;
+    }
+
+    /** How long its locks stay valid without a further keep-alive; negative past the deadline. */
+    Duration validFor() {
+        return Duration.ofNanos(this.validUntilNanos - System.nanoTime());
     }
 
     boolean isExpired() {

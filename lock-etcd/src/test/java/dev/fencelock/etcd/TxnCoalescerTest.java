@@ -66,7 +66,7 @@ class TxnCoalescerTest {
         assertThat(refused).isCompletedExceptionally();
         Throwable failure = refused.handle((value, error) -> error).join();
         assertThat(failure).isInstanceOf(TxnCoalescer.NotSentException.class);
-        assertThat(EtcdLockBackend.isKnownNotWritten(failure)).isTrue();
+        assertThat(EtcdFailures.isKnownNotWritten(failure)).isTrue();
         assertThat(this.sent.stream().flatMap(List::stream)).doesNotContain("d1");
     }
 
@@ -74,15 +74,15 @@ class TxnCoalescerTest {
     void onlyRefusalsThatProveNothingWasWrittenAreKnown() {
         Function<Status, Throwable> wrapped =
                 status -> new CompletionException(new RuntimeException("wrapped", status.asRuntimeException()));
-        assertThat(EtcdLockBackend.isKnownNotWritten(
+        assertThat(EtcdFailures.isKnownNotWritten(
                         wrapped.apply(Status.RESOURCE_EXHAUSTED.withDescription("etcdserver: too many requests"))))
                 .isTrue();
-        assertThat(EtcdLockBackend.isKnownNotWritten(
+        assertThat(EtcdFailures.isKnownNotWritten(
                         wrapped.apply(Status.UNAVAILABLE.withDescription("etcdserver: request timed out"))))
                 .isFalse();
-        assertThat(EtcdLockBackend.isKnownNotWritten(wrapped.apply(Status.DEADLINE_EXCEEDED)))
+        assertThat(EtcdFailures.isKnownNotWritten(wrapped.apply(Status.DEADLINE_EXCEEDED)))
                 .isFalse();
-        assertThat(EtcdLockBackend.isKnownNotWritten(new java.util.concurrent.TimeoutException()))
+        assertThat(EtcdFailures.isKnownNotWritten(new java.util.concurrent.TimeoutException()))
                 .isFalse();
     }
 }

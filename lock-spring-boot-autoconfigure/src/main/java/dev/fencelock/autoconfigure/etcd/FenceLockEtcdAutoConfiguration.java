@@ -5,6 +5,7 @@ import dev.fencelock.autoconfigure.FenceLockAutoConfiguration;
 import dev.fencelock.autoconfigure.FenceLockProperties;
 import dev.fencelock.autoconfigure.OnLockBackendCondition;
 import dev.fencelock.etcd.EtcdLockBackend;
+import dev.fencelock.etcd.EtcdLockBackendBuilder;
 import dev.fencelock.spi.LockBackend;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -36,7 +37,7 @@ public final class FenceLockEtcdAutoConfiguration {
     @ConditionalOnMissingBean({LockBackend.class, LockClient.class})
     EtcdLockBackend etcdLockBackend(FenceLockProperties properties, EtcdConnectionDetails connectionDetails) {
         FenceLockProperties.Etcd etcd = properties.getEtcd();
-        EtcdLockBackend.Builder builder = EtcdLockBackend.builder()
+        EtcdLockBackendBuilder builder = EtcdLockBackend.builder()
                 .endpoints(connectionDetails.getEndpoints())
                 .namespace(properties.getNamespace())
                 .connectTimeout(etcd.getConnectTimeout())

@@ -1,0 +1,420 @@
+package dev.fencelock.etcd;
+
+import dev.fencelock.LockAcquisitionTimeoutException;
+import dev.fencelock.LockBackendUnavailableException;
+import dev.fencelock.LockException;
+import dev.fencelock.LockLostException;
+import dev.fencelock.spi.AcquireCommand;
+import dev.fencelock.spi.BackendLock;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.GetOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One acquisition from first request to lock, failure or cancellation: the put (retried where that
+ * is safe), the decision from its read or the queue mirror, the periodic predecessor re-check, the
+ * wait deadline, and the clean-up that leaves no key behind when it does not end with the lock.
+ */
+final class AcquireAttempt implements QueueWaiter {
+
+    /**
+     * What every attempt of one backend shares, passed in rather than reached through the backend.
+     *
+     * @param held the locks the backend holds, by key
+     * @param release gives back a lock granted to a caller that had already given up
+     * @param recheckInterval how often a waiter re-reads its predecessor in case a watch event was lost
+     * @param retryGrace how long a key whose put had an unknown outcome waits for a retry to adopt it
+     */
+    record Collaborators(
+            EtcdCalls calls,
+            SessionLeases sessions,
+            PutBatch puts,
+            ResourceWatches watches,
+            GuardedDeletes deletes,
+            Map<String, EtcdLock> held,
+            Consumer<EtcdLock> release,
+            Duration recheckInterval,
+            Duration retryGrace) {}
+
+    private final Collaborators with;
+
+    private final EtcdCalls calls;
+
+    private final AcquisitionOps ops;
+
+    private final AcquireCommand command;
+
+    private final String key;
+
+    private final String prefix;
+
+    private final CompletableFuture<BackendLock> result = new CompletableFuture<>();
+
+    private volatile @Nullable SessionLease session;
+
+    /** Whether a put was sent whose outcome is not known. */
+    private volatile boolean outcomeUnknown;
+
+    /** How often etcd refused this attempt's put without proposing it. */
+    private int refusals;
+
+    /** Create revision of my key once known, else 0. */
+    private volatile long myRevision;
+
+    private volatile @Nullable ResourceWatch watch;
+
+    private volatile @Nullable ScheduledFuture<?> recheck;
+
+    /**
+     * Set by whichever ends the attempt first: a grant, or a clean-up before a timeout is
+     * reported. Without it a timeout could delete the key of a lock granted a moment earlier.
+     */
+    private final AtomicBoolean decided = new AtomicBoolean();
+
+    AcquireAttempt(AcquisitionOps ops, Collaborators with) {
+        this.with = with;
+        this.calls = with.calls();
+        this.ops = ops;
+        this.command = ops.command;
+        this.key = ops.key;
+        this.prefix = ops.prefix;
+    }
+
+    /** Completes with the lock, or fails; cancelling it abandons the attempt. */
+    CompletableFuture<BackendLock> result() {
+        return this.result;
+    }
+
+    AcquireCommand command() {
+        return this.command;
+    }
+
+    @Override
+    public long revision() {
+        return this.myRevision;
+    }
+
+    @Override
+    public @Nullable SessionLease session() {
+        return this.session;
+    }
+
+    void start() {
+        // A retry with the same request id adopts the key an earlier attempt may have left.
+        this.with.deletes().adopt(this.key);
+        ScheduledFuture<?> deadline = this.calls
+                .scheduler()
+                .schedule(this::deadlineReached, this.command.remainingNanos(), TimeUnit.NANOSECONDS);
+        this.result.whenComplete((lock, failure) -> {
+            deadline.cancel(false);
+            ScheduledFuture<?> task = this.recheck;
+            if (task != null) {
+                task.cancel(false);
+            }
+            ResourceWatch shared = this.watch;
+            if (shared != null) {
+                shared.unsubscribe(this);
+            }
+            if (failure != null) {
+                abandon();
+            }
+        });
+        this.with
+                .sessions()
+                .session(this.command.ttlSeconds(), this.command.deadlineNanos())
+                .whenComplete((session, failure) -> {
+                    if (failure != null) {
+                        fail(this.calls.unavailable(
+                                "creating a session lease for lock '" + this.command.resource() + "'", failure));
+                    } else {
+                        this.session = session;
+                        put(session);
+                    }
+                });
+    }
+
+    private void put(SessionLease session) {
+        if (this.result.isDone()) {
+            return;
+        }
+        this.outcomeUnknown = true;
+        // With the resource's queue mirrored here already, the mirror decides and the Txn reads nothing.
+        boolean readOwner =
+                !this.command.waitForRelease() || !this.with.watches().isMirrored(this.prefix);
+        this.with
+                .puts()
+                .submit(new PutBatch.PutRequest(this.ops, session, readOwner, this.result))
+                .whenComplete((outcome, failure) -> {
+                    if (failure != null) {
+                        if (EtcdFailures.isKnownNotWritten(failure)) {
+                            // Refused before anything was proposed, or never sent: no key can exist, so no
+                            // abandon marker; back off and try again within the wait time.
+                            this.outcomeUnknown = false;
+                            putAgainLater(session, failure, true);
+                        } else if (EtcdFailures.isNoAnswer(failure)
+                                && System.nanoTime() - this.command.deadlineNanos() < 0) {
+                            // No answer in time (e.g. the member lost its leader): the guarded put is safe to
+                            // send again; it creates my key or finds the one an earlier send created.
+                            put(session);
+                        } else if (EtcdFailures.isUnavailable(failure)) {
+                            // The connection failed under the request (a member died, a GOAWAY): it may have
+                            // been applied, so the outcome stays unknown, but a guarded resend is safe.
+                            putAgainLater(session, failure, false);
+                        } else {
+                            fail(failure);
+                        }
+                        return;
+                    }
+                    this.outcomeUnknown = false;
+                    try {
+                        onPut(session, outcome);
+                    } catch (RuntimeException ex) {
+                        fail(ex);
+                    }
+                });
+    }
+
+    /** Backs off (jittered, doubling from 20 ms up to 1 s) unless that passes the wait deadline. */
+    private void putAgainLater(SessionLease session, Throwable refusal, boolean nothingWritten) {
+        int refusals = ++this.refusals;
+        long backOff = TimeUnit.MILLISECONDS.toNanos(20) << Math.min(refusals - 1, 6);
+        long delay = Math.min(TimeUnit.SECONDS.toNanos(1), backOff);
+        delay = delay / 2 + ThreadLocalRandom.current().nextLong(delay / 2 + 1);
+        if (this.result.isDone() || System.nanoTime() + delay - this.command.deadlineNanos() > 0) {
+            fail(new LockBackendUnavailableException(
+                    nothingWritten
+                            ? "etcd " + this.calls.endpoints() + " refused the acquisition of lock '"
+                                    + this.command.resource() + "' " + refusals
+                                    + " times within its wait time (overloaded: " + EtcdFailures.reasonOf(refusal)
+                                    + "); nothing was written"
+                            : "etcd " + this.calls.endpoints() + " was unavailable for the acquisition of lock '"
+                                    + this.command.resource() + "' within its wait time, after " + refusals
+                                    + " tries: " + EtcdFailures.reasonOf(refusal),
+                    refusal));
+            return;
+        }
+        this.calls.scheduler().schedule(() -> put(session), delay, TimeUnit.NANOSECONDS);
+    }
+
+    private void onPut(SessionLease session, PutBatch.PutOutcome outcome) {
+        long revision;
+        if (outcome.created()) {
+            revision = outcome.revision();
+        } else {
+            KeyValue existing = outcome.existing();
+            if (existing == null) {
+                fail(new LockException("Request id '" + this.command.requestId() + "' of lock '"
+                        + this.command.resource() + "' was abandoned after an earlier failure; use a new request id"));
+                return;
+            }
+            if (existing.getLease() != session.leaseId) {
+                // Not ours to delete: another session made this key.
+                fail(new LockException("Request id '" + this.command.requestId() + "' of lock '"
+                        + this.command.resource() + "' is in use by another lease ("
+                        + existing.getLease() + "); use a new request id"));
+                return;
+            }
+            revision = existing.getCreateRevision();
+        }
+        this.myRevision = revision;
+        List<KeyValue> owner = outcome.owner();
+        if (owner == null) {
+            // Not read: the queue mirror decides, as for any waiter.
+            joinWatch();
+            scheduleRecheck();
+        } else if (owner.isEmpty() || owner.get(0).getCreateRevision() == revision) {
+            grant(session);
+        } else if (!this.command.waitForRelease()) {
+            failAfterCleanup(new LockAcquisitionTimeoutException(
+                    "Lock '" + this.command.resource() + "' is held by someone else"));
+        } else {
+            // The resource's queue mirror decides from here; the periodic re-check is a safety net.
+            joinWatch();
+            scheduleRecheck();
+        }
+    }
+
+    /** Reads the predecessor (the newest key older than mine), confirming my key still exists. */
+    private void checkPredecessor() {
+        if (this.result.isDone()) {
+            return;
+        }
+        long revision = this.myRevision;
+        CompletableFuture<TxnResponse> txn = this.calls
+                .client()
+                .getKVClient()
+                .txn()
+                .If(new Cmp(this.ops.keyBytes, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
+                .Then(Op.get(
+                        EtcdCalls.bytes(this.prefix),
+                        GetOption.builder()
+                                .isPrefix(true)
+                                .withMaxCreateRevision(revision - 1)
+                                .withSortField(GetOption.SortTarget.CREATE)
+                                .withSortOrder(GetOption.SortOrder.DESCEND)
+                                .withKeysOnly(true)
+                                .withLimit(1)
+                                .build()))
+                .commit();
+        this.calls
+                .timed(txn, "waiting for lock '" + this.command.resource() + "'")
+                .whenComplete((response, failure) -> {
+                    if (failure != null) {
+                        // A failed read is not the end: retry until the deadline says so.
+                        scheduleRecheck();
+                        return;
+                    }
+                    if (!response.isSucceeded()) {
+                        fail(new LockBackendUnavailableException("The queue entry of lock '" + this.command.resource()
+                                + "' disappeared while waiting (session lease expired or force-released)"));
+                        return;
+                    }
+                    List<KeyValue> predecessor =
+                            response.getGetResponses().get(0).getKvs();
+                    if (predecessor.isEmpty()) {
+                        SessionLease current = this.session;
+                        if (current != null) {
+                            grant(current);
+                        }
+                        return;
+                    }
+                    ResourceWatch shared = this.watch;
+                    if (shared == null || shared.isClosed()) {
+                        // The shared watch failed (e.g. its member lost the leader): join or start a new one.
+                        joinWatch();
+                    }
+                    scheduleRecheck();
+                });
+    }
+
+    /** Subscribes to the resource's shared watch, starting one if there is none. */
+    private void joinWatch() {
+        ResourceWatch shared = this.with.watches().join(this.prefix, this);
+        this.watch = shared;
+        // Outside the registry's compute(): a decision may complete the attempt, whose clean-up touches it.
+        shared.decide(this);
+    }
+
+    private void scheduleRecheck() {
+        if (this.result.isDone()) {
+            return;
+        }
+        ScheduledFuture<?> previous = this.recheck;
+        if (previous != null) {
+            previous.cancel(false);
+        }
+        // A safety net for a watch that broke or lagged; the watch normally answers first.
+        this.recheck = this.calls
+                .scheduler()
+                .schedule(this::checkPredecessor, this.with.recheckInterval().toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void watchFailed() {
+        this.calls.scheduler().execute(this::checkPredecessor);
+    }
+
+    @Override
+    public void queueEntryGone() {
+        if (this.decided.compareAndSet(false, true)) {
+            fail(new LockBackendUnavailableException("The queue entry of lock '" + this.command.resource()
+                    + "' disappeared while waiting (session lease expired or force-released)"));
+        }
+    }
+
+    @Override
+    public void grant(SessionLease session) {
+        if (this.result.isDone() || !this.decided.compareAndSet(false, true)) {
+            // The first read, the watch and the re-check may each find the lock free, and a timeout
+            // may be cleaning up: whichever comes first decides.
+            return;
+        }
+        if (session.isExpired()) {
+            fail(new LockBackendUnavailableException(
+                    "Session lease of lock '" + this.command.resource() + "' could not be kept alive while acquiring"));
+            return;
+        }
+        boolean[] created = {false};
+        EtcdLock lock = this.with.held().computeIfAbsent(this.key, k -> {
+            created[0] = true;
+            return new EtcdLock(this.command.resource(), this.command.requestId(), k, session, this.myRevision);
+        });
+        session.locks.add(lock);
+        if (session.isExpired()) {
+            // The deadline passed between the check and the registration: the session sweep may have missed it.
+            lock.markLost(new LockLostException("Session lease of lock '" + lock.resource() + "' expired"));
+        }
+        if (!this.result.complete(lock) && this.result.isCompletedExceptionally() && created[0]) {
+            // The caller gave up (timeout, cancel) just as the lock came free: hand it straight back.
+            // Never release a lock another path of this attempt, or another attempt, already handed out.
+            this.with.release().accept(lock);
+        }
+    }
+
+    private void deadlineReached() {
+        if (this.outcomeUnknown || this.myRevision == 0) {
+            fail(new LockBackendUnavailableException("etcd " + this.calls.endpoints()
+                    + " did not answer within the wait time" + " for lock '" + this.command.resource()
+                    + "'; nothing was granted"));
+        } else {
+            failAfterCleanup(new LockAcquisitionTimeoutException(
+                    "Lock '" + this.command.resource() + "' stayed busy for the whole wait timeout of this request"));
+        }
+    }
+
+    /** Deletes my queue entry first, so a caller that sees the failure sees no key of it. */
+    private void failAfterCleanup(Throwable failure) {
+        if (!this.decided.compareAndSet(false, true)) {
+            return; // granted meanwhile: the caller gets the lock
+        }
+        long revision = this.myRevision;
+        if (revision == 0 || this.with.held().containsKey(this.key) || this.result.isDone()) {
+            fail(failure);
+            return;
+        }
+        this.with
+                .deletes()
+                .deleteInBackground(this.key, revision, this.session)
+                .whenComplete((deleted, error) -> fail(failure));
+    }
+
+    void fail(Throwable failure) {
+        this.result.completeExceptionally(failure);
+    }
+
+    /** Leaves nothing behind: deletes my key unless this backend holds it through another attempt. */
+    private void abandon() {
+        if (this.with.held().containsKey(this.key)) {
+            return;
+        }
+        long revision = this.myRevision;
+        SessionLease current = this.session;
+        if (revision != 0) {
+            this.with.deletes().deleteInBackground(this.key, revision, current);
+        } else if (this.outcomeUnknown && current != null) {
+            // The put may have committed without us hearing of it. A retry with the same request id
+            // within the grace period adopts the key; otherwise it is removed.
+            long delay = isGeneratedRequestId(this.command.requestId())
+                    ? 0
+                    : this.with.retryGrace().toNanos();
+            this.with.deletes().abandonLater(this.key, this.ops.markerBytes, current, delay);
+        }
+    }
+
+    private static boolean isGeneratedRequestId(String requestId) {
+        return requestId.length() == 36 && requestId.charAt(8) == '-' && requestId.charAt(14) == '4';
+    }
+}

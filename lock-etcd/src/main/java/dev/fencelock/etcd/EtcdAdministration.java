@@ -1,0 +1,173 @@
+package dev.fencelock.etcd;
+
+import dev.fencelock.LockBackendUnavailableException;
+import dev.fencelock.LockLostException;
+import dev.fencelock.ResourceName;
+import dev.fencelock.spi.BackendHealth;
+import dev.fencelock.spi.QueueEntry;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.options.GetOption;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * What operators ask of the etcd backend: health (quorum read, members, leader, sessions), a
+ * resource's queue, and force-release of its holder. Reads here are linearizable; force-release
+ * is a guarded delete like any release, so it never removes a newer holder's key.
+ */
+final class EtcdAdministration {
+
+    private final EtcdCalls calls;
+
+    private final LockKeys keys;
+
+    private final SessionLeases sessions;
+
+    private final DeleteBatch deletes;
+
+    /** The locks this backend holds, by key: a force-released one is marked lost at once. */
+    private final Map<String, EtcdLock> held;
+
+    EtcdAdministration(
+            EtcdCalls calls, LockKeys keys, SessionLeases sessions, DeleteBatch deletes, Map<String, EtcdLock> held) {
+        this.calls = calls;
+        this.keys = keys;
+        this.sessions = sessions;
+        this.deletes = deletes;
+        this.held = held;
+    }
+
+    CompletableFuture<BackendHealth> health(Duration timeout) {
+        Map<String, Object> details = new ConcurrentHashMap<>();
+        details.put("endpoints", this.calls.endpoints());
+        details.put("namespace", this.keys.namespace());
+        CompletableFuture<Boolean> quorum = this.calls
+                .timed(
+                        this.calls
+                                .client()
+                                .getKVClient()
+                                .get(
+                                        EtcdCalls.bytes(this.keys.namespace() + "/health"),
+                                        GetOption.builder().withCountOnly(true).build()),
+                        "a health read",
+                        timeout)
+                .handle((response, failure) -> {
+                    if (failure != null) {
+                        details.put(
+                                "error",
+                                this.calls.unavailable("a health read", failure).getMessage());
+                    }
+                    return failure == null;
+                });
+        CompletableFuture<Void> members = this.calls
+                .timed(this.calls.client().getClusterClient().listMember(), "listing members", timeout)
+                .thenAccept(response -> {
+                    List<String> names = new ArrayList<>();
+                    response.getMembers().forEach(member -> names.add(member.getName()));
+                    details.put("members", names);
+                    details.put("memberCount", names.size());
+                })
+                .exceptionally(failure -> null);
+        CompletableFuture<Void> leader =
+                leaderOf(timeout).thenAccept(id -> details.put("leaderId", id)).exceptionally(failure -> null);
+        return CompletableFuture.allOf(quorum, members, leader).thenApply(ignored -> {
+            details.put("sessions", sessionDetails());
+            details.put("heldLocks", this.held.size());
+            return new BackendHealth(quorum.join(), details);
+        });
+    }
+
+    /** The session leases as plain values, for health details that every JSON mapper renders alike. */
+    private List<Map<String, Object>> sessionDetails() {
+        List<Map<String, Object>> leases = new ArrayList<>();
+        this.sessions.live().forEach((ttlSeconds, session) -> {
+            Map<String, Object> lease = new LinkedHashMap<>();
+            lease.put("leaseId", session.leaseId);
+            lease.put("ttlSeconds", ttlSeconds);
+            lease.put("validForMillis", Math.max(0, session.validFor().toMillis()));
+            lease.put("locks", session.locks.size());
+            leases.add(lease);
+        });
+        return leases;
+    }
+
+    /** The leader's member id as one endpoint reports it, in hex as etcd prints it. */
+    private CompletableFuture<String> leaderOf(Duration timeout) {
+        CompletableFuture<String> result = new CompletableFuture<>();
+        AtomicInteger left = new AtomicInteger(this.calls.endpoints().size());
+        for (String endpoint : this.calls.endpoints()) {
+            this.calls
+                    .timed(this.calls.client().getMaintenanceClient().statusMember(endpoint), "reading status", timeout)
+                    .whenComplete((status, failure) -> {
+                        if (failure == null && status.getLeader() != 0) {
+                            result.complete(Long.toHexString(status.getLeader()));
+                        } else if (left.decrementAndGet() == 0) {
+                            // Every endpoint failed or knew no leader.
+                            result.completeExceptionally(
+                                    new LockBackendUnavailableException("no endpoint knows a leader"));
+                        }
+                    });
+        }
+        return result;
+    }
+
+    CompletableFuture<List<QueueEntry>> queue(ResourceName resource) {
+        return this.calls
+                .timed(
+                        this.calls
+                                .client()
+                                .getKVClient()
+                                .get(
+                                        EtcdCalls.bytes(this.keys.resourcePrefix(resource)),
+                                        GetOption.builder()
+                                                .isPrefix(true)
+                                                .withSortField(GetOption.SortTarget.CREATE)
+                                                .withSortOrder(GetOption.SortOrder.ASCEND)
+                                                .build()),
+                        "reading the queue of '" + resource + "'")
+                .thenApply(response -> {
+                    List<QueueEntry> entries = new ArrayList<>();
+                    for (KeyValue kv : response.getKvs()) {
+                        String key = kv.getKey().toString(StandardCharsets.UTF_8);
+                        entries.add(new QueueEntry(
+                                this.keys.requestIdOf(key),
+                                kv.getLease(),
+                                kv.getCreateRevision(),
+                                kv.getValue().toString(StandardCharsets.UTF_8)));
+                    }
+                    return entries;
+                });
+    }
+
+    CompletableFuture<Optional<QueueEntry>> forceRelease(ResourceName resource) {
+        return queue(resource).thenCompose(entries -> {
+            if (entries.isEmpty()) {
+                return CompletableFuture.completedFuture(Optional.<QueueEntry>empty());
+            }
+            QueueEntry holder = entries.get(0);
+            String key = this.keys.key(resource, holder.requestId());
+            return this.deletes
+                    .deleteGuarded(new DeleteRequest(key, holder.fencingToken(), null))
+                    .thenApply(deleted -> {
+                        if (!deleted) {
+                            return Optional.<QueueEntry>empty();
+                        }
+                        EtcdLock local = this.held.remove(key);
+                        if (local != null) {
+                            local.session.locks.remove(local);
+                            local.markLost(new LockLostException("Lock '" + resource + "' (token "
+                                    + holder.fencingToken() + ") was force-released by an operator"));
+                        }
+                        return Optional.of(holder);
+                    });
+        });
+    }
+}

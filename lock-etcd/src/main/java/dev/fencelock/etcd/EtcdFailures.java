@@ -1,0 +1,101 @@
+package dev.fencelock.etcd;
+
+import dev.fencelock.LockBackendUnavailableException;
+import dev.fencelock.LockException;
+import io.etcd.jetcd.common.exception.EtcdException;
+import io.grpc.Status;
+import java.util.List;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
+
+/**
+ * What a failed etcd request tells about its write: applied or not, or unknown. Every retry decision
+ * of the backend rests on these answers, so they live in one place: a write may be sent again only
+ * where it is guarded, and may be forgotten (no abandon marker) only where nothing can have been
+ * written.
+ */
+final class EtcdFailures {
+
+    private EtcdFailures() {}
+
+    /** No answer within the time allowed: the request may or may not have been applied. */
+    static final class NoAnswerException extends LockBackendUnavailableException {
+
+        private static final long serialVersionUID = 1L;
+
+        NoAnswerException(String message) {
+            super(message);
+        }
+    }
+
+    /** A connection failure under the request ({@code UNAVAILABLE}): it may or may not have been applied. */
+    static boolean isUnavailable(Throwable failure) {
+        return anyCause(failure, cause -> hasCode(cause, Status.Code.UNAVAILABLE));
+    }
+
+    /** Whether the request timed out on our side ({@link NoAnswerException}): its outcome is unknown. */
+    static boolean isNoAnswer(Throwable failure) {
+        return anyCause(failure, cause -> cause instanceof NoAnswerException);
+    }
+
+    /**
+     * Whether {@code failure} proves that nothing of the request was written: etcd refused it with
+     * {@code RESOURCE_EXHAUSTED} ({@code etcdserver: too many requests}, refused before proposing
+     * when its apply lags its commits by too much; or no space left, refused before applying), or
+     * the client never sent it. jetcd does not retry Txns, so no earlier attempt can have applied.
+     */
+    static boolean isKnownNotWritten(Throwable failure) {
+        return anyCause(
+                failure,
+                cause -> cause instanceof TxnCoalescer.NotSentException
+                        || hasCode(cause, Status.Code.RESOURCE_EXHAUSTED));
+    }
+
+    /** Whether jetcd's exception or the gRPC status of {@code cause} carries {@code code}. */
+    private static boolean hasCode(Throwable cause, Status.Code code) {
+        if (cause instanceof EtcdException etcd && etcd.getErrorCode().name().equals(code.name())) {
+            return true;
+        }
+        return Status.fromThrowable(cause).getCode() == code;
+    }
+
+    private static boolean anyCause(Throwable failure, Predicate<Throwable> test) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (test.test(cause)) {
+                return true;
+            }
+            if (cause.getCause() == cause) {
+                break;
+            }
+        }
+        return false;
+    }
+
+    /** The message of the innermost cause, for errors that name why etcd refused. */
+    static String reasonOf(Throwable failure) {
+        Throwable cause = failure;
+        while (cause.getCause() != null && cause.getCause() != cause) {
+            cause = cause.getCause();
+        }
+        return String.valueOf(cause.getMessage());
+    }
+
+    /**
+     * The failure as the caller sees it: a {@link LockException} found under the future's wrappers
+     * as it is, anything else as {@link LockBackendUnavailableException} naming the endpoints.
+     */
+    static LockException unavailable(List<String> endpoints, String what, Throwable failure) {
+        Throwable cause = failure;
+        while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+                && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        if (cause instanceof LockException lockException) {
+            return lockException;
+        }
+        String reason = (cause instanceof TimeoutException) ? "timed out" : cause.toString();
+        return new LockBackendUnavailableException("etcd " + endpoints + " failed " + what + ": " + reason, cause);
+    }
+}

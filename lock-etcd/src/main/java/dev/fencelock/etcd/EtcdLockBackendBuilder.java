@@ -1,0 +1,147 @@
+package dev.fencelock.etcd;
+
+import dev.fencelock.spi.LockAdministration;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.ClientBuilder;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+
+/** Builds an {@link EtcdLockBackend}; start with {@link EtcdLockBackend#builder()}. */
+public final class EtcdLockBackendBuilder {
+
+    List<String> endpoints = List.of("http://127.0.0.1:2379");
+
+    String namespace = "/fencelock";
+
+    private Duration connectTimeout = Duration.ofSeconds(5);
+
+    Duration requestTimeout = Duration.ofSeconds(5);
+
+    Duration attemptTimeout = Duration.ofSeconds(2);
+
+    Duration recheckInterval = Duration.ofSeconds(2);
+
+    Duration retryGrace = Duration.ofSeconds(10);
+
+    private @Nullable String user;
+
+    private @Nullable String password;
+
+    private @Nullable Supplier<Client> clientFactory;
+
+    private @Nullable Consumer<ClientBuilder> customizer;
+
+    String instanceId = LockAdministration.defaultInstanceId();
+
+    EtcdLockBackendBuilder() {}
+
+    /** etcd client URLs, e.g. {@code http://10.0.0.1:2379}. */
+    public EtcdLockBackendBuilder endpoints(List<String> endpoints) {
+        Objects.requireNonNull(endpoints, "endpoints must not be null");
+        if (endpoints.isEmpty()) {
+            throw new IllegalArgumentException("At least one etcd endpoint is required");
+        }
+        this.endpoints = List.copyOf(endpoints);
+        return this;
+    }
+
+    public EtcdLockBackendBuilder endpoints(String... endpoints) {
+        return endpoints(List.of(endpoints));
+    }
+
+    /** Key prefix for all locks (default {@code /fencelock}); clients that should exclude each other share it. */
+    public EtcdLockBackendBuilder namespace(String namespace) {
+        this.namespace = LockKeys.validateNamespace(namespace);
+        return this;
+    }
+
+    /** Time to establish a connection (5 s). */
+    public EtcdLockBackendBuilder connectTimeout(Duration timeout) {
+        this.connectTimeout = Objects.requireNonNull(timeout);
+        return this;
+    }
+
+    /** Longest wait for any single etcd request (5 s); a waiting acquire is bounded by its wait timeout. */
+    public EtcdLockBackendBuilder requestTimeout(Duration timeout) {
+        this.requestTimeout = Objects.requireNonNull(timeout);
+        return this;
+    }
+
+    /**
+     * How long one send of a guarded write (an acquisition's put, a release, an abandon) waits
+     * for its answer before it is sent again (2 s, at most the request timeout). They are safe to
+     * apply twice, so after a leader is lost they are retried as soon as a new one can take them,
+     * instead of after the request timeout.
+     */
+    public EtcdLockBackendBuilder attemptTimeout(Duration timeout) {
+        this.attemptTimeout = Objects.requireNonNull(timeout);
+        return this;
+    }
+
+    /** How often a waiter re-reads its predecessor in case a watch event was lost (2 s). */
+    public EtcdLockBackendBuilder recheckInterval(Duration interval) {
+        this.recheckInterval = Objects.requireNonNull(interval);
+        return this;
+    }
+
+    /**
+     * How long a key whose put had an unknown outcome is kept for a retry with the same request
+     * id before it is deleted (10 s). Keys of generated request ids are deleted at once.
+     */
+    public EtcdLockBackendBuilder retryGrace(Duration grace) {
+        this.retryGrace = Objects.requireNonNull(grace);
+        return this;
+    }
+
+    /** Credentials for etcd authentication. */
+    public EtcdLockBackendBuilder credentials(String user, String password) {
+        this.user = Objects.requireNonNull(user);
+        this.password = Objects.requireNonNull(password);
+        return this;
+    }
+
+    /** Adjusts the jetcd client before it is built (TLS, authority, interceptors). */
+    public EtcdLockBackendBuilder customizeClient(Consumer<ClientBuilder> customizer) {
+        this.customizer = Objects.requireNonNull(customizer);
+        return this;
+    }
+
+    /** Identity of this process in holder records (default {@code host:pid}). */
+    public EtcdLockBackendBuilder instanceId(String instanceId) {
+        this.instanceId = Objects.requireNonNull(instanceId);
+        return this;
+    }
+
+    /** Uses a client made elsewhere; the backend will not close it. */
+    public EtcdLockBackendBuilder client(Client client) {
+        Objects.requireNonNull(client);
+        this.clientFactory = () -> client;
+        return this;
+    }
+
+    public EtcdLockBackend build() {
+        if (this.clientFactory != null) {
+            return new EtcdLockBackend(this, this.clientFactory.get(), false);
+        }
+        ClientBuilder builder = Client.builder()
+                .endpoints(this.endpoints.toArray(String[]::new))
+                .connectTimeout(this.connectTimeout)
+                // Our own requests are guarded and bounded; jetcd's retries would only outlive our timeouts.
+                .retryMaxAttempts(0)
+                // etcd refuses HTTP/2 pings on a connection with no call open (PermitWithoutStream is off)
+                // and closes an idle client's connection with GOAWAY too_many_pings, failing whatever
+                // starts at that moment. Ping only while calls are open; keep-alive rounds are calls.
+                .keepaliveWithoutCalls(false);
+        if (this.user != null && this.password != null) {
+            builder.user(EtcdCalls.bytes(this.user)).password(EtcdCalls.bytes(this.password));
+        }
+        if (this.customizer != null) {
+            this.customizer.accept(builder);
+        }
+        return new EtcdLockBackend(this, builder.build(), true);
+    }
+}

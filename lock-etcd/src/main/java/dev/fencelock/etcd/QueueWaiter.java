@@ -1,0 +1,26 @@
+package dev.fencelock.etcd;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A local acquisition whose key waits in a resource's queue, as the queue mirror and a release's
+ * hand-over see it. The mirror decides for a waiter; the waiter acts on the decision.
+ */
+interface QueueWaiter {
+
+    /** Create revision of my key (0 until the put answered). */
+    long revision();
+
+    /** The session lease my key is on, once known. */
+    @Nullable
+    SessionLease session();
+
+    /** No key older than mine is left: I own the lock (the first of several deciders wins). */
+    void grant(SessionLease session);
+
+    /** My key left the queue before I was granted. */
+    void queueEntryGone();
+
+    /** The shared watch can no longer decide for me: read my predecessor instead. */
+    void watchFailed();
+}
