@@ -26,10 +26,12 @@ public final class FencedRowComment {
      * statement.
      */
     public static @Nullable String fencedRow(String sql) {
-        if (!sql.endsWith(SUFFIX)) {
+        // Not only at the end: an inspector that runs later (tracing tags) may append comments of its own.
+        int start = sql.lastIndexOf(PREFIX);
+        if (start < 0) {
             return null;
         }
-        int start = sql.lastIndexOf(PREFIX);
-        return (start < 0) ? null : sql.substring(start + PREFIX.length(), sql.length() - SUFFIX.length());
+        int end = sql.indexOf(SUFFIX, start + PREFIX.length());
+        return (end < 0) ? null : sql.substring(start + PREFIX.length(), end);
     }
 }

@@ -47,7 +47,7 @@ class FencingTokenJpaTests {
     private static final String RESOURCE = "stock:apple";
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgresql"})
+    @ValueSource(strings = {"h2", "postgresql", "mariadb"})
     void updateWithCurrentTokenShouldStampTheRow(String database) {
         run(database, (context) -> {
             update(context, 5, 9, false);
@@ -58,7 +58,7 @@ class FencingTokenJpaTests {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgresql"})
+    @ValueSource(strings = {"h2", "postgresql", "mariadb"})
     void updateByReplacedHolderShouldBeRejectedAndLeaveTheRow(String database) {
         run(database, (context) -> {
             newerHolderWrote(context, 9, 9);
@@ -72,7 +72,60 @@ class FencingTokenJpaTests {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgresql"})
+    @ValueSource(strings = {"h2", "postgresql", "mariadb"})
+    void updateByReplacedHolderWithSqlCommentsShouldBeRejectedAndLeaveTheRow(String database) {
+        // hibernate.use_sql_comments puts "/* update for ... */" before every statement.
+        run(database, List.of("spring.jpa.properties.hibernate.use_sql_comments=true"), (context) -> {
+            newerHolderWrote(context, 9, 9);
+            assertThatExceptionOfType(FencingTokenRejectedException.class)
+                    .isThrownBy(() -> update(context, 7, 1, true))
+                    .withMessageContaining("fenced_stock.fence_token");
+            assertThat(row(context)).containsEntry("QUANTITY", 9).containsEntry("FENCE_TOKEN", 9L);
+        });
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "postgresql", "mariadb"})
+    void updateByReplacedHolderThroughACommentingInspectorShouldBeRejectedAndLeaveTheRow(String database) {
+        // An application inspector that tags statements for tracing, SQL-commenter style.
+        List<String> properties = List.of("spring.jpa.properties.hibernate.session_factory.statement_inspector="
+                + TraceCommentInspector.class.getName());
+        run(database, properties, (context) -> {
+            newerHolderWrote(context, 9, 9);
+            assertThatExceptionOfType(FencingTokenRejectedException.class)
+                    .isThrownBy(() -> update(context, 7, 1, true))
+                    .withMessageContaining("fenced_stock.fence_token");
+            assertThat(row(context)).containsEntry("QUANTITY", 9).containsEntry("FENCE_TOKEN", 9L);
+            assertThat(TraceCommentInspector.inspected()).isPositive();
+        });
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "postgresql", "mariadb"})
+    void deleteByReplacedHolderShouldBeRejectedAndLeaveTheRow(String database) {
+        run(database, (context) -> {
+            newerHolderWrote(context, 9, 9);
+            assertThatExceptionOfType(FencingTokenRejectedException.class)
+                    .isThrownBy(() -> remove(context, 7))
+                    .withMessageContaining("fenced_stock.fence_token");
+            assertThat(row(context)).containsEntry("QUANTITY", 9).containsEntry("FENCE_TOKEN", 9L);
+        });
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "postgresql", "mariadb"})
+    void deleteByCurrentHolderShouldDeleteTheRow(String database) {
+        run(database, (context) -> {
+            newerHolderWrote(context, 9, 9);
+            remove(context, 9);
+            assertThat(new JdbcTemplate(context.getBean(DataSource.class))
+                            .queryForObject("select count(*) from fenced_stock", Integer.class))
+                    .isZero();
+        });
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "postgresql", "mariadb"})
     void updateByReplacedHolderFlushedAtCommitShouldFailWithTheRejectionAsCause(String database) {
         run(database, (context) -> {
             newerHolderWrote(context, 9, 9);
@@ -112,9 +165,12 @@ class FencingTokenJpaTests {
 
     @ParameterizedTest
     @ValueSource(strings = {"h2"})
-    void startupWithAnotherStatementInspectorShouldFailNamingTheTables(String database) {
-        runner().withPropertyValues("spring.jpa.properties.hibernate.session_factory.statement_inspector="
-                        + NoopStatementInspector.class.getName())
+    void startupWithAnUnfencingStatementInspectorShouldFailNamingTheTables(String database) {
+        // Without FenceLock's auto-configuration nothing puts the fencing inspector around the application's.
+        runner().withPropertyValues(
+                        "fencelock.enabled=false",
+                        "spring.jpa.properties.hibernate.session_factory.statement_inspector="
+                                + NoopStatementInspector.class.getName())
                 .run((context) -> assertThat(context)
                         .getFailure()
                         .rootCause()
@@ -146,8 +202,10 @@ class FencingTokenJpaTests {
 
     private void run(String database, List<String> properties, Consumer<ApplicationContext> test) {
         ApplicationContextRunner runner = runner().withPropertyValues(properties.toArray(String[]::new));
-        if (database.equals("postgresql")) {
-            DataSource dataSource = dev.fencelock.autoconfigure.fencing.TestDatabaseAccess.postgresql();
+        if (!database.equals("h2")) {
+            DataSource dataSource = database.equals("postgresql")
+                    ? dev.fencelock.autoconfigure.fencing.TestDatabaseAccess.postgresql()
+                    : dev.fencelock.autoconfigure.fencing.TestDatabaseAccess.mariadb();
             runner = runner.withBean("dataSource", DataSource.class, () -> dataSource);
         }
         runner.run((context) -> {
@@ -173,6 +231,17 @@ class FencingTokenJpaTests {
                 if (flush) {
                     entityManager.flush();
                 }
+            });
+        }
+    }
+
+    /** Removes the entity as the holder of {@code token}. */
+    private static void remove(ApplicationContext context, long token) {
+        try (FencingContext.Scope fence = FencingContext.push(new Fence(RESOURCE, token, null))) {
+            transaction(context).executeWithoutResult((status) -> {
+                EntityManager entityManager = entityManager(context);
+                entityManager.remove(entityManager.find(FencedStock.class, "apple"));
+                entityManager.flush();
             });
         }
     }

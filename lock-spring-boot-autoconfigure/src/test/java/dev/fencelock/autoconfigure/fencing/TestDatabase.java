@@ -3,7 +3,6 @@ package dev.fencelock.autoconfigure.fencing;
 import java.sql.Connection;
 import java.sql.SQLException;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.Assumptions;
 import org.springframework.jdbc.datasource.SimpleDriverDataSource;
 
 /** The PostgreSQL and MariaDB servers of {@code scripts/start-databases.sh}. */
@@ -26,13 +25,19 @@ enum TestDatabase {
         return this.url;
     }
 
-    /** A new (unpooled) data source; skips the test when the server does not answer. */
+    /**
+     * A new (unpooled) data source. An unreachable server fails the test rather than skipping it: a
+     * skipped database is an untested dialect.
+     */
     DataSource dataSource() {
         DataSource dataSource = new SimpleDriverDataSource(this.driver, this.url, "fencelock", "fencelock");
         try (Connection connection = dataSource.getConnection()) {
-            Assumptions.assumeTrue(connection.isValid(2), this + " not reachable at " + this.url);
+            if (!connection.isValid(2)) {
+                throw new AssertionError(this + " not reachable at " + this.url);
+            }
         } catch (SQLException ex) {
-            Assumptions.abort(this + " not reachable at " + this.url + " (bash scripts/start-databases.sh): " + ex);
+            throw new AssertionError(
+                    this + " not reachable at " + this.url + " (start it with: bash scripts/start-databases.sh)", ex);
         }
         return dataSource;
     }

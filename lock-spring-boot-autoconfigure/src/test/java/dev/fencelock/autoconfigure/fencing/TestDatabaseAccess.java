@@ -7,8 +7,13 @@ public final class TestDatabaseAccess {
 
     private TestDatabaseAccess() {}
 
-    /** The PostgreSQL data source; skips the calling test when the server does not answer. */
+    /** The PostgreSQL data source; fails the calling test when the server does not answer. */
     public static DataSource postgresql() {
         return TestDatabase.POSTGRESQL.dataSource();
+    }
+
+    /** The MariaDB data source; fails the calling test when the server does not answer. */
+    public static DataSource mariadb() {
+        return TestDatabase.MARIADB.dataSource();
     }
 }
