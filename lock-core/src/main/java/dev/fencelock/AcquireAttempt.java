@@ -19,9 +19,8 @@ record AcquireAttempt(AcquireCommand command, String lockName) {
      */
     static AcquireAttempt of(LockRequest request, LockClientSettings settings, boolean wait) {
         ResourceName resource = ResourceName.of(request.resource(), settings.maxResourceLength());
-        String requestId = (request.requestId() != null)
-                ? validateRequestId(request.requestId(), resource)
-                : UUID.randomUUID().toString();
+        boolean generated = request.requestId() == null;
+        String requestId = generated ? UUID.randomUUID().toString() : validateRequestId(request.requestId(), resource);
         long ttlSeconds = settings.ttlSeconds(request.leaseTtl(), resource);
         Duration waitTimeout = wait ? settings.waitTimeout(request.waitTimeout(), resource) : Duration.ZERO;
         boolean queue = !waitTimeout.isZero();
@@ -29,7 +28,8 @@ record AcquireAttempt(AcquireCommand command, String lockName) {
         Duration budget = queue ? waitTimeout : settings.tryTimeout();
         long deadline = System.nanoTime() + budget.toNanos();
         String lockName = (request.lockName() != null) ? request.lockName() : LockEventListener.UNNAMED;
-        return new AcquireAttempt(new AcquireCommand(resource, requestId, ttlSeconds, queue, deadline), lockName);
+        return new AcquireAttempt(
+                new AcquireCommand(resource, requestId, ttlSeconds, queue, deadline, generated), lockName);
     }
 
     private static String validateRequestId(String requestId, ResourceName resource) {

@@ -70,8 +70,8 @@ class AcquisitionsTest {
     }
 
     private static ScriptedLockBackend.ScriptedLock lock(String requestId) {
-        AcquireCommand command =
-                new AcquireCommand(RESOURCE, requestId, 30, true, System.nanoTime() + TimeUnit.SECONDS.toNanos(10));
+        AcquireCommand command = new AcquireCommand(
+                RESOURCE, requestId, 30, true, System.nanoTime() + TimeUnit.SECONDS.toNanos(10), false);
         return new ScriptedLockBackend.ScriptedLock(command, 42);
     }
 }

@@ -10,9 +10,17 @@ import dev.fencelock.ResourceName;
  * @param ttlSeconds lease time to live, whole seconds, at least one
  * @param waitForRelease whether to queue behind the current holder, or give up at once
  * @param deadlineNanos {@link System#nanoTime()} by which the attempt completes, one way or the other
+ * @param generatedRequestId whether the client generated the request id (no caller can retry with
+ *     it, so nothing need be kept for a retry); never inferred from the id's shape, because callers'
+ *     idempotency keys are often UUIDs too
  */
 public record AcquireCommand(
-        ResourceName resource, String requestId, long ttlSeconds, boolean waitForRelease, long deadlineNanos) {
+        ResourceName resource,
+        String requestId,
+        long ttlSeconds,
+        boolean waitForRelease,
+        long deadlineNanos,
+        boolean generatedRequestId) {
 
     /** Nanoseconds left until the deadline, never negative. */
     public long remainingNanos() {

@@ -44,6 +44,7 @@ final class AcquireAttempt implements QueueWaiter {
             PutBatch puts,
             ResourceWatches watches,
             GuardedDeletes deletes,
+            HeldKeysWatch heldKeys,
             Map<String, EtcdLock> held,
             Consumer<EtcdLock> release,
             Duration recheckInterval,
@@ -113,8 +114,10 @@ final class AcquireAttempt implements QueueWaiter {
     }
 
     void start() {
-        // A retry with the same request id adopts the key an earlier attempt may have left.
+        // A retry with the same request id adopts the key an earlier attempt may have left, unless a
+        // delete of it is under way: then it waits for that to settle and creates the key afresh.
         this.with.deletes().adopt(this.key);
+        CompletableFuture<Void> removal = this.with.deletes().removalOf(this.key);
         ScheduledFuture<?> deadline = this.calls
                 .scheduler()
                 .schedule(this::deadlineReached, this.command.remainingNanos(), TimeUnit.NANOSECONDS);
@@ -132,9 +135,8 @@ final class AcquireAttempt implements QueueWaiter {
                 abandon();
             }
         });
-        this.with
-                .sessions()
-                .session(this.command.ttlSeconds(), this.command.deadlineNanos())
+        removal.thenCompose(removed ->
+                        this.with.sessions().session(this.command.ttlSeconds(), this.command.deadlineNanos()))
                 .whenComplete((session, failure) -> {
                     if (failure != null) {
                         fail(this.calls.unavailable(
@@ -357,6 +359,9 @@ final class AcquireAttempt implements QueueWaiter {
             // The deadline passed between the check and the registration: the session sweep may have missed it.
             lock.markLost(new LockLostException("Session lease of lock '" + lock.resource() + "' expired"));
         }
+        if (created[0]) {
+            this.with.heldKeys().registered(lock);
+        }
         if (!this.result.complete(lock) && this.result.isCompletedExceptionally() && created[0]) {
             // The caller gave up (timeout, cancel) just as the lock came free: hand it straight back.
             // Never release a lock another path of this attempt, or another attempt, already handed out.
@@ -407,14 +412,10 @@ final class AcquireAttempt implements QueueWaiter {
         } else if (this.outcomeUnknown && current != null) {
             // The put may have committed without us hearing of it. A retry with the same request id
             // within the grace period adopts the key; otherwise it is removed.
-            long delay = isGeneratedRequestId(this.command.requestId())
+            long delay = this.command.generatedRequestId()
                     ? 0
                     : this.with.retryGrace().toNanos();
             this.with.deletes().abandonLater(this.key, this.ops.markerBytes, current, delay);
         }
-    }
-
-    private static boolean isGeneratedRequestId(String requestId) {
-        return requestId.length() == 36 && requestId.charAt(8) == '-' && requestId.charAt(14) == '4';
     }
 }

@@ -9,14 +9,18 @@ import io.etcd.jetcd.options.PutOption;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Leaves no key behind: guarded deletes retried in the background while their session lives, and
  * abandon markers for puts whose outcome is unknown. Owns the clean-ups scheduled for such puts,
  * which a retry with the same request id cancels to adopt the key instead.
+ *
+ * <p>It also knows which keys are on their way out. An acquisition that reuses a request id must
+ * never adopt such a key: the delete would land a moment later and leave its new holder holding
+ * nothing. It waits for the removal to settle and then creates the key afresh, with a new token.
  */
 final class GuardedDeletes {
 
@@ -27,7 +31,11 @@ final class GuardedDeletes {
     /** The locks this backend holds, by key: never deleted or abandoned from here. */
     private final Map<String, EtcdLock> held;
 
-    private final Map<String, ScheduledFuture<?>> pendingCleanups = new ConcurrentHashMap<>();
+    /** Clean-ups scheduled for keys a retry may still adopt; whoever sets the flag first, adoption or clean-up, wins. */
+    private final Map<String, AtomicBoolean> pendingCleanups = new ConcurrentHashMap<>();
+
+    /** Keys with a delete or abandon under way, and when each settles (deleted, or given up). */
+    private final Map<String, CompletableFuture<Void>> removals = new ConcurrentHashMap<>();
 
     GuardedDeletes(EtcdCalls calls, DeleteBatch deletes, Map<String, EtcdLock> held) {
         this.calls = calls;
@@ -44,19 +52,40 @@ final class GuardedDeletes {
     /**
      * Returns {@code deleted}, the first try of {@code request}; if it fails, the delete is retried
      * in the background while the session lives (once it expires, etcd removes the key itself).
+     * Until it settles, the key counts as on its way out ({@link #removalOf}).
      */
     CompletableFuture<Boolean> retriedOnFailure(
             DeleteRequest request, @Nullable SessionLease session, CompletableFuture<Boolean> deleted) {
+        CompletableFuture<Void> settled = track(request.key());
         deleted.whenComplete((ok, failure) -> {
             if (failure != null) {
-                retryDelete(request.key(), request.revision(), session, 1);
+                retryDelete(request.key(), request.revision(), session, 1, settled);
+            } else {
+                settled.complete(null);
             }
         });
         return deleted;
     }
 
-    private void retryDelete(String key, long revision, @Nullable SessionLease session, int attempt) {
+    /** Completes once no delete or abandon of {@code key} from this backend is under way. */
+    CompletableFuture<Void> removalOf(String key) {
+        CompletableFuture<Void> removal = this.removals.get(key);
+        return (removal != null) ? removal : CompletableFuture.completedFuture(null);
+    }
+
+    /** Registers one more removal of {@code key}; the returned future is completed when it settles. */
+    private CompletableFuture<Void> track(String key) {
+        CompletableFuture<Void> settled = new CompletableFuture<>();
+        CompletableFuture<Void> all =
+                this.removals.merge(key, settled, (earlier, later) -> CompletableFuture.allOf(earlier, later));
+        all.whenComplete((ignored, failure) -> this.removals.remove(key, all));
+        return settled;
+    }
+
+    private void retryDelete(
+            String key, long revision, @Nullable SessionLease session, int attempt, CompletableFuture<Void> settled) {
         if (this.calls.isClosed() || (session != null && session.isExpired())) {
+            settled.complete(null);
             return;
         }
         long delay = Math.min(TimeUnit.SECONDS.toNanos(5), TimeUnit.MILLISECONDS.toNanos(200) << Math.min(attempt, 5));
@@ -67,7 +96,9 @@ final class GuardedDeletes {
                                 .deleteGuarded(new DeleteRequest(key, revision, null))
                                 .whenComplete((deleted, failure) -> {
                                     if (failure != null) {
-                                        retryDelete(key, revision, session, attempt + 1);
+                                        retryDelete(key, revision, session, attempt + 1, settled);
+                                    } else {
+                                        settled.complete(null);
                                     }
                                 }),
                         delay,
@@ -76,27 +107,38 @@ final class GuardedDeletes {
 
     /**
      * Cancels the clean-up an earlier attempt with this key left scheduled: a retry with the same
-     * request id adopts the key instead.
+     * request id adopts the key instead. A clean-up that already started is not cancelled; it
+     * counts as a removal under way ({@link #removalOf}).
      */
     void adopt(String key) {
-        ScheduledFuture<?> pending = this.pendingCleanups.remove(key);
-        if (pending != null) {
-            pending.cancel(false);
+        AtomicBoolean taken = this.pendingCleanups.remove(key);
+        if (taken != null) {
+            taken.compareAndSet(false, true);
         }
     }
 
-    /** Abandons {@code key} after {@code delayNanos}, unless a retry adopts it first. */
+    /**
+     * Abandons {@code key} after {@code delayNanos}, unless a retry adopts it first. Once the
+     * abandon runs, the key counts as on its way out until the abandon and its delete settle.
+     */
     void abandonLater(String key, ByteSequence marker, SessionLease session, long delayNanos) {
-        ScheduledFuture<?> cleanup = this.calls
+        AtomicBoolean taken = new AtomicBoolean();
+        this.pendingCleanups.put(key, taken);
+        this.calls
                 .scheduler()
                 .schedule(
                         () -> {
-                            this.pendingCleanups.remove(key);
-                            abandonKey(key, marker, session);
+                            // Tracked before it is taken, so a retry that comes too late finds it under way.
+                            CompletableFuture<Void> settled = track(key);
+                            if (taken.compareAndSet(false, true)) {
+                                this.pendingCleanups.remove(key, taken);
+                                abandonKey(key, marker, session, settled);
+                            } else {
+                                settled.complete(null); // a retry adopted the key first
+                            }
                         },
                         delayNanos,
                         TimeUnit.NANOSECONDS);
-        this.pendingCleanups.put(key, cleanup);
     }
 
     /**
@@ -105,8 +147,9 @@ final class GuardedDeletes {
      * the key was created already, it is then deleted by its create revision. Whichever of put
      * and abandon commits first, no key is left behind.
      */
-    private void abandonKey(String key, ByteSequence marker, SessionLease session) {
+    private void abandonKey(String key, ByteSequence marker, SessionLease session, CompletableFuture<Void> settled) {
         if (this.held.containsKey(key) || this.calls.isClosed()) {
+            settled.complete(null);
             return;
         }
         ByteSequence keyBytes = EtcdCalls.bytes(key);
@@ -125,20 +168,24 @@ final class GuardedDeletes {
                         if (!session.isExpired() && !this.calls.isClosed()) {
                             this.calls
                                     .scheduler()
-                                    .schedule(() -> abandonKey(key, marker, session), 1, TimeUnit.SECONDS);
+                                    .schedule(() -> abandonKey(key, marker, session, settled), 1, TimeUnit.SECONDS);
+                        } else {
+                            settled.complete(null);
                         }
                         return;
                     }
                     for (KeyValue kv : response.getGetResponses().get(0).getKvs()) {
                         if (kv.getLease() == session.leaseId && !this.held.containsKey(key)) {
+                            // Tracked on its own; this abandon settles once its marker is written.
                             deleteInBackground(key, kv.getCreateRevision(), session);
                         }
                     }
+                    settled.complete(null);
                 });
     }
 
     /** Cancels every scheduled clean-up; the backend is closing and its sessions are revoked. */
     void cancelPending() {
-        this.pendingCleanups.values().forEach(task -> task.cancel(false));
+        this.pendingCleanups.values().forEach(taken -> taken.set(true));
     }
 }

@@ -184,7 +184,10 @@ final class PutBatch {
                 .txn()
                 .If(ops.putConditions())
                 .Then(readOwner ? new Op[] {put, ops.ownerRead()} : new Op[] {put})
-                .Else(Op.get(ops.keyBytes, GetOption.DEFAULT), ops.ownerRead())
+                .Else(
+                        Op.get(ops.keyBytes, GetOption.DEFAULT),
+                        Op.get(ops.markerBytes, GetOption.DEFAULT),
+                        ops.ownerRead())
                 .commit();
         return this.calls
                 .timed(txn, "acquiring lock '" + ops.command.resource() + "'", this.calls.attemptTimeout())
@@ -193,7 +196,8 @@ final class PutBatch {
                         pending.result().completeExceptionally(failure);
                         return;
                     }
-                    // Then = [put, owner read if asked], Else = [my key, owner read]: the owner read is the last range.
+                    // Then = [put, owner read if asked], Else = [my key, its marker, owner read]: the owner read is
+                    // the last range.
                     List<GetResponse> reads = response.getGetResponses();
                     List<KeyValue> owner =
                             reads.isEmpty() ? null : reads.get(reads.size() - 1).getKvs();
@@ -203,7 +207,10 @@ final class PutBatch {
                                         true, response.getHeader().getRevision(), null, owner));
                     } else {
                         List<KeyValue> mine = reads.get(0).getKvs();
-                        pending.result().complete(new PutOutcome(false, 0, mine.isEmpty() ? null : mine.get(0), owner));
+                        // A marker means the request id was abandoned, even if its key still awaits deletion.
+                        boolean abandoned = !reads.get(1).getKvs().isEmpty();
+                        KeyValue existing = (mine.isEmpty() || abandoned) ? null : mine.get(0);
+                        pending.result().complete(new PutOutcome(false, 0, existing, owner));
                     }
                 });
     }

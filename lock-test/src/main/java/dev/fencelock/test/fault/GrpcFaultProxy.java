@@ -77,6 +77,8 @@ public final class GrpcFaultProxy implements AutoCloseable {
 
     private final Map<String, AtomicInteger> drops = new ConcurrentHashMap<>();
 
+    private final Map<String, AtomicInteger> stalled = new ConcurrentHashMap<>();
+
     private final Map<String, Set<Runnable>> openCalls = new ConcurrentHashMap<>();
 
     private GrpcFaultProxy(String endpoint) {
@@ -149,6 +151,12 @@ public final class GrpcFaultProxy implements AutoCloseable {
         this.refusals.remove(method);
     }
 
+    /** How many calls of {@code method} this proxy held without forwarding them ({@link #stall}). */
+    public int stalledCalls(String method) {
+        AtomicInteger count = this.stalled.get(method);
+        return (count != null) ? count.get() : 0;
+    }
+
     /** How many calls of {@code method} this proxy answered itself. */
     public int refusedCalls(String method) {
         AtomicInteger count = this.refused.get(method);
@@ -214,6 +222,8 @@ public final class GrpcFaultProxy implements AutoCloseable {
                 return new ServerCall.Listener<>() {};
             }
             if (take(stalls.get(this.method.getFullMethodName()))) {
+                stalled.computeIfAbsent(this.method.getFullMethodName(), name -> new AtomicInteger())
+                        .incrementAndGet();
                 return new ServerCall.Listener<>() {}; // open until the client gives up or the proxy closes
             }
             boolean dropResponse = take(drops.get(this.method.getFullMethodName()));
