@@ -46,8 +46,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@link AcquireAttempt} (one acquisition), {@link PutBatch} and {@link DeleteBatch} (shared
  * Txns, deferred releases), {@link GuardedDeletes} (background deletes, abandon markers), {@link
  * SessionLeases} (leases, keep-alives, local deadline), {@link ResourceWatch} and {@link
- * QueueMirror} (the shared watch and the queue it mirrors), {@link EtcdFailures} (what a failure
- * says about a write), {@link EtcdAdministration} (health, queue, force-release).
+ * QueueMirror} (the shared watch and the queue it mirrors), {@link HeldKeysWatch} (a holder
+ * learns that its key was deleted), {@link EtcdFailures} (what a failure says about a write),
+ * {@link EtcdAdministration} (health, queue, force-release).
  */
 public final class EtcdLockBackend implements LockBackend, LockAdministration {
 
@@ -75,6 +76,8 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
 
     private final EtcdAdministration administration;
 
+    private final HeldKeysWatch heldKeys;
+
     private final AcquireAttempt.Collaborators attempts;
 
     EtcdLockBackend(EtcdLockBackendBuilder builder, Client client, boolean ownsClient) {
@@ -88,12 +91,14 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
         this.puts = new PutBatch(this.calls, this.deleteBatch);
         this.deletes = new GuardedDeletes(this.calls, this.deleteBatch, this.held);
         this.administration = new EtcdAdministration(this.calls, this.keys, this.sessions, this.deleteBatch, this.held);
+        this.heldKeys = new HeldKeysWatch(this.calls, this.keys.locksPrefix(), this.held);
         this.attempts = new AcquireAttempt.Collaborators(
                 this.calls,
                 this.sessions,
                 this.puts,
                 this.watches,
                 this.deletes,
+                this.heldKeys,
                 this.held,
                 this::release,
                 builder.recheckInterval,
@@ -278,6 +283,7 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
             attempt.fail(new LockException(
                     "Lock client closed while acquiring '" + attempt.command().resource() + "'"));
         }
+        this.heldKeys.close();
         this.sessions.revokeAll();
         this.watches.closeAll();
         this.held.clear();
