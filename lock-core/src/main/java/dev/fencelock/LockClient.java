@@ -13,9 +13,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Acquires distributed locks from a {@link LockBackend} (etcd in production, in-memory in unit
@@ -52,12 +55,31 @@ public final class LockClient implements AutoCloseable {
 
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    LockClient(LockBackend backend, LockClientSettings settings, LockEventListener events, Executor callbackExecutor) {
+    /** The client's own callback thread, when no executor was configured; shut down with the client. */
+    private final @Nullable ExecutorService ownCallbackThread;
+
+    LockClient(
+            LockBackend backend,
+            LockClientSettings settings,
+            LockEventListener events,
+            Executor callbackExecutor,
+            @Nullable ExecutorService ownCallbackThread) {
         this.backend = backend;
         this.settings = settings;
         this.events = events;
         this.callbackExecutor = callbackExecutor;
+        this.ownCallbackThread = ownCallbackThread;
         this.admission = new WaiterAdmission(settings.maxWaitersPerResource());
+    }
+
+    static LockClient withOwnCallbackThread(
+            LockBackend backend, LockClientSettings settings, LockEventListener events) {
+        ExecutorService thread = Executors.newSingleThreadExecutor(runnable -> {
+            Thread callbacks = new Thread(runnable, "fencelock-callbacks");
+            callbacks.setDaemon(true);
+            return callbacks;
+        });
+        return new LockClient(backend, settings, events, thread, thread);
     }
 
     /** Starts building a client over {@code backend}; the client closes the backend when it closes. */
@@ -183,6 +205,10 @@ public final class LockClient implements AutoCloseable {
         if (this.closed.compareAndSet(false, true)) {
             this.backend.close();
             this.acquisitions.clear();
+            if (this.ownCallbackThread != null) {
+                // Listeners already queued still run; a listener that never returns does not hold up close.
+                this.ownCallbackThread.shutdown();
+            }
         }
     }
 
@@ -258,7 +284,9 @@ public final class LockClient implements AutoCloseable {
         Acquisition acquisition = this.acquisitions.register(lock, lockName);
         LockHold hold = new LockHold(this, acquisition);
         if (acquisition.holds() == 1) {
-            lock.onLost(cause -> this.events.lost(hold, acquisition.lockName(), cause));
+            // Off the detecting thread: it is the backend's, which also keeps leases alive.
+            lock.onLost(cause ->
+                    this.callbackExecutor.execute(() -> this.events.lost(hold, acquisition.lockName(), cause)));
         }
         return hold;
     }

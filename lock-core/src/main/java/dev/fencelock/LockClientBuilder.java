@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executor;
+import org.jspecify.annotations.Nullable;
 
 /** Builds a {@link LockClient}; start with {@link LockClient#builder(LockBackend)}. */
 public final class LockClientBuilder {
@@ -28,7 +29,7 @@ public final class LockClientBuilder {
 
     private final List<LockEventListener> listeners = new ArrayList<>();
 
-    private Executor callbackExecutor = Runnable::run;
+    private @Nullable Executor callbackExecutor;
 
     LockClientBuilder(LockBackend backend) {
         this.backend = Objects.requireNonNull(backend, "backend must not be null");
@@ -88,7 +89,11 @@ public final class LockClientBuilder {
         return this;
     }
 
-    /** Runs {@link LockLease#onLost} listeners (default: the thread that detects the loss). */
+    /**
+     * Runs {@link LockLease#onLost} listeners and the lost event of {@link LockEventListener}s
+     * (default: one thread of the client's own). Never the thread that detects a loss: that is a
+     * backend thread that also keeps leases alive, and application code must not be able to stall it.
+     */
     public LockClientBuilder callbackExecutor(Executor executor) {
         this.callbackExecutor = Objects.requireNonNull(executor, "executor must not be null");
         return this;
@@ -113,7 +118,9 @@ public final class LockClientBuilder {
             case 1 -> this.listeners.get(0);
             default -> LockEventListener.composite(this.listeners);
         };
-        return new LockClient(this.backend, settings, events, this.callbackExecutor);
+        return (this.callbackExecutor != null)
+                ? new LockClient(this.backend, settings, events, this.callbackExecutor, null)
+                : LockClient.withOwnCallbackThread(this.backend, settings, events);
     }
 
     private static Duration positive(Duration value, String name) {

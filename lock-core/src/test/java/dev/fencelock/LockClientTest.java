@@ -24,6 +24,7 @@ class LockClientTest {
     private final LockClient client = LockClient.builder(this.backend)
             .eventListener(this.events)
             .maxWaitersPerResource(2)
+            .callbackExecutor(Runnable::run)
             .build();
 
     @AfterEach
