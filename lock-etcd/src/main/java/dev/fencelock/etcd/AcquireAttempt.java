@@ -161,7 +161,13 @@ final class AcquireAttempt implements QueueWaiter {
                 .submit(new PutBatch.PutRequest(this.ops, session, readOwner, this.result))
                 .whenComplete((outcome, failure) -> {
                     if (failure != null) {
-                        if (EtcdFailures.isKnownNotWritten(failure)) {
+                        if (EtcdFailures.isLeaseGone(failure)) {
+                            // etcd no longer knows this session's lease (or it expired here): nothing was
+                            // written; drop the session and put again on a fresh one.
+                            this.outcomeUnknown = false;
+                            this.with.sessions().expire(session, "etcd no longer knows lease " + session.leaseId);
+                            putOnFreshSession(failure);
+                        } else if (EtcdFailures.isKnownNotWritten(failure)) {
                             // Refused before anything was proposed, or never sent: no key can exist, so no
                             // abandon marker; back off and try again within the wait time.
                             this.outcomeUnknown = false;
@@ -185,6 +191,25 @@ final class AcquireAttempt implements QueueWaiter {
                         onPut(session, outcome);
                     } catch (RuntimeException ex) {
                         fail(ex);
+                    }
+                });
+    }
+
+    private void putOnFreshSession(Throwable cause) {
+        if (this.result.isDone() || System.nanoTime() - this.command.deadlineNanos() >= 0) {
+            fail(this.calls.unavailable("acquiring lock '" + this.command.resource() + "'", cause));
+            return;
+        }
+        this.with
+                .sessions()
+                .session(this.command.ttlSeconds(), this.command.deadlineNanos())
+                .whenComplete((fresh, failure) -> {
+                    if (failure != null) {
+                        fail(this.calls.unavailable(
+                                "creating a session lease for lock '" + this.command.resource() + "'", failure));
+                    } else {
+                        this.session = fresh;
+                        put(fresh);
                     }
                 });
     }

@@ -53,6 +53,29 @@ final class EtcdFailures {
                         || hasCode(cause, Status.Code.RESOURCE_EXHAUSTED));
     }
 
+    /**
+     * Whether etcd refused the request because a lease it names no longer exists ({@code NOT_FOUND:
+     * etcdserver: requested lease not found}). etcd checks leases before it applies anything, so a
+     * Txn refused this way wrote nothing, for any of the requests it carried.
+     */
+    static boolean isLeaseGone(Throwable failure) {
+        return anyCause(
+                failure,
+                cause -> cause instanceof SessionGoneException
+                        || (hasCode(cause, Status.Code.NOT_FOUND)
+                                && String.valueOf(cause.getMessage()).contains("lease not found")));
+    }
+
+    /** A put that was not sent because its session lease had already expired here. */
+    static final class SessionGoneException extends LockBackendUnavailableException {
+
+        private static final long serialVersionUID = 1L;
+
+        SessionGoneException(String message) {
+            super(message);
+        }
+    }
+
     /** Whether jetcd's exception or the gRPC status of {@code cause} carries {@code code}. */
     private static boolean hasCode(Throwable cause, Status.Code code) {
         if (cause instanceof EtcdException etcd && etcd.getErrorCode().name().equals(code.name())) {

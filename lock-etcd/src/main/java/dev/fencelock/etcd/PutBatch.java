@@ -121,7 +121,22 @@ final class PutBatch {
      * it, deleting one key and creating the other. If any compare fails, the Txn changed nothing
      * and each put and release goes again on its own.
      */
-    private CompletableFuture<?> sendPuts(List<TxnCoalescer.Pending<PutRequest, PutOutcome>> batch) {
+    private CompletableFuture<?> sendPuts(List<TxnCoalescer.Pending<PutRequest, PutOutcome>> taken) {
+        // A put on a session that already expired here would fail in etcd and, shared, fail the rest.
+        List<TxnCoalescer.Pending<PutRequest, PutOutcome>> batch = new ArrayList<>(taken.size());
+        for (TxnCoalescer.Pending<PutRequest, PutOutcome> pending : taken) {
+            SessionLease session = pending.request().session();
+            if (session.isExpired()) {
+                pending.result()
+                        .completeExceptionally(new EtcdFailures.SessionGoneException(
+                                "Session lease " + session.leaseId + " expired before the put was sent"));
+            } else {
+                batch.add(pending);
+            }
+        }
+        if (batch.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
         List<Rider> riders = takeRiders(batch);
         if (batch.size() == 1 && riders.isEmpty()) {
             return putAlone(batch.get(0));

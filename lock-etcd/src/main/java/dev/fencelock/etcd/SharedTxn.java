@@ -11,7 +11,8 @@ import java.util.function.Supplier;
 /**
  * One Txn carrying the requests of several callers. etcd applies a Txn all or nothing, so a
  * compare that fails for one request (its key changed) leaves every other untouched: they are
- * then sent again, each on its own, and only the one whose compare failed sees it fail.
+ * then sent again, each on its own, and only the one whose compare failed sees it fail. The same
+ * holds when etcd refuses the Txn because one request's lease is gone.
  */
 final class SharedTxn {
 
@@ -38,6 +39,10 @@ final class SharedTxn {
                 .commit();
         return calls.timed(txn, what, calls.attemptTimeout())
                 .handle((response, failure) -> {
+                    if (failure != null && EtcdFailures.isLeaseGone(failure)) {
+                        // One request's lease is gone and the Txn wrote nothing: the others must not fail with it.
+                        return eachAlone.get();
+                    }
                     if (failure != null) {
                         failed.accept(failure);
                         return CompletableFuture.<Object>completedFuture(null);
