@@ -66,8 +66,14 @@ final class AcquireAttempt implements QueueWaiter {
 
     private volatile @Nullable SessionLease session;
 
-    /** Whether a put was sent whose outcome is not known. */
+    /** Whether a put was submitted whose outcome is not known. */
     private volatile boolean outcomeUnknown;
+
+    /** Whether an earlier send of the put went unanswered: its outcome stays unknown for good. */
+    private volatile boolean earlierSendUnanswered;
+
+    /** The put submitted last, which may still be withdrawn if it was never sent. */
+    private volatile PutBatch.@Nullable PutRequest lastPut;
 
     /** How often etcd refused this attempt's put without proposing it. */
     private int refusals;
@@ -101,6 +107,10 @@ final class AcquireAttempt implements QueueWaiter {
 
     AcquireCommand command() {
         return this.command;
+    }
+
+    String key() {
+        return this.key;
     }
 
     @Override
@@ -152,47 +162,48 @@ final class AcquireAttempt implements QueueWaiter {
         if (this.result.isDone()) {
             return;
         }
+        if (this.outcomeUnknown) {
+            this.earlierSendUnanswered = true; // sent again after no answer, or after a broken connection
+        }
         this.outcomeUnknown = true;
         // With the resource's queue mirrored here already, the mirror decides and the Txn reads nothing.
         boolean readOwner =
                 !this.command.waitForRelease() || !this.with.watches().isMirrored(this.prefix);
-        this.with
-                .puts()
-                .submit(new PutBatch.PutRequest(this.ops, session, readOwner, this.result))
-                .whenComplete((outcome, failure) -> {
-                    if (failure != null) {
-                        if (EtcdFailures.isLeaseGone(failure)) {
-                            // etcd no longer knows this session's lease (or it expired here): nothing was
-                            // written; drop the session and put again on a fresh one.
-                            this.outcomeUnknown = false;
-                            this.with.sessions().expire(session, "etcd no longer knows lease " + session.leaseId);
-                            putOnFreshSession(failure);
-                        } else if (EtcdFailures.isKnownNotWritten(failure)) {
-                            // Refused before anything was proposed, or never sent: no key can exist, so no
-                            // abandon marker; back off and try again within the wait time.
-                            this.outcomeUnknown = false;
-                            putAgainLater(session, failure, true);
-                        } else if (EtcdFailures.isNoAnswer(failure)
-                                && System.nanoTime() - this.command.deadlineNanos() < 0) {
-                            // No answer in time (e.g. the member lost its leader): the guarded put is safe to
-                            // send again; it creates my key or finds the one an earlier send created.
-                            put(session);
-                        } else if (EtcdFailures.isUnavailable(failure)) {
-                            // The connection failed under the request (a member died, a GOAWAY): it may have
-                            // been applied, so the outcome stays unknown, but a guarded resend is safe.
-                            putAgainLater(session, failure, false);
-                        } else {
-                            fail(failure);
-                        }
-                        return;
-                    }
+        PutBatch.PutRequest request = new PutBatch.PutRequest(this.ops, session, readOwner, this.result);
+        this.lastPut = request;
+        this.with.puts().submit(request).whenComplete((outcome, failure) -> {
+            if (failure != null) {
+                if (EtcdFailures.isLeaseGone(failure)) {
+                    // etcd no longer knows this session's lease (or it expired here): nothing was
+                    // written; drop the session and put again on a fresh one.
                     this.outcomeUnknown = false;
-                    try {
-                        onPut(session, outcome);
-                    } catch (RuntimeException ex) {
-                        fail(ex);
-                    }
-                });
+                    this.with.sessions().expire(session, "etcd no longer knows lease " + session.leaseId);
+                    putOnFreshSession(failure);
+                } else if (EtcdFailures.isKnownNotWritten(failure)) {
+                    // Refused before anything was proposed, or never sent: no key can exist, so no
+                    // abandon marker; back off and try again within the wait time.
+                    this.outcomeUnknown = false;
+                    putAgainLater(session, failure, true);
+                } else if (EtcdFailures.isNoAnswer(failure) && System.nanoTime() - this.command.deadlineNanos() < 0) {
+                    // No answer in time (e.g. the member lost its leader): the guarded put is safe to
+                    // send again; it creates my key or finds the one an earlier send created.
+                    put(session);
+                } else if (EtcdFailures.isUnavailable(failure)) {
+                    // The connection failed under the request (a member died, a GOAWAY): it may have
+                    // been applied, so the outcome stays unknown, but a guarded resend is safe.
+                    putAgainLater(session, failure, false);
+                } else {
+                    fail(failure);
+                }
+                return;
+            }
+            this.outcomeUnknown = false;
+            try {
+                onPut(session, outcome);
+            } catch (RuntimeException ex) {
+                fail(ex);
+            }
+        });
     }
 
     private void putOnFreshSession(Throwable cause) {
@@ -237,6 +248,11 @@ final class AcquireAttempt implements QueueWaiter {
     }
 
     private void onPut(SessionLease session, PutBatch.PutOutcome outcome) {
+        if (this.result.isDone()) {
+            // Answered after the attempt ended: its clean-up (abandon) already owns the key. Joining the
+            // queue's watch now would subscribe an attempt that nothing unsubscribes any more.
+            return;
+        }
         long revision;
         if (outcome.created()) {
             revision = outcome.revision();
@@ -432,9 +448,11 @@ final class AcquireAttempt implements QueueWaiter {
         }
         long revision = this.myRevision;
         SessionLease current = this.session;
+        PutBatch.PutRequest last = this.lastPut;
+        boolean neverSent = last != null && !this.earlierSendUnanswered && last.withdraw();
         if (revision != 0) {
             this.with.deletes().deleteInBackground(this.key, revision, current);
-        } else if (this.outcomeUnknown && current != null) {
+        } else if (this.outcomeUnknown && !neverSent && current != null) {
             // The put may have committed without us hearing of it. A retry with the same request id
             // within the grace period adopts the key; otherwise it is removed.
             long delay = this.command.generatedRequestId()

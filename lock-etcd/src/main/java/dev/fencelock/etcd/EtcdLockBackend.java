@@ -89,9 +89,19 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
         this.watches = new ResourceWatches(this.calls);
         this.deleteBatch = new DeleteBatch(this.calls);
         this.puts = new PutBatch(this.calls, this.deleteBatch);
-        this.deletes = new GuardedDeletes(this.calls, this.deleteBatch, this.held);
+        this.deletes = new GuardedDeletes(this.calls, this.deleteBatch, this.held, builder.abandonMarkerLifetime);
         this.administration = new EtcdAdministration(this.calls, this.keys, this.sessions, this.deleteBatch, this.held);
         this.heldKeys = new HeldKeysWatch(this.calls, this.keys.locksPrefix(), this.held);
+        new OrphanSweep(
+                        this.calls,
+                        this.sessions,
+                        this.deletes,
+                        this.held,
+                        this.keys.locksPrefix(),
+                        key -> this.inFlight.stream()
+                                .anyMatch(attempt -> attempt.key().equals(key)),
+                        builder.sweepInterval)
+                .start();
         this.attempts = new AcquireAttempt.Collaborators(
                 this.calls,
                 this.sessions,
@@ -148,6 +158,11 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
      * @param locks number of locks held on it
      */
     public record SessionInfo(long leaseId, Duration validFor, int locks) {}
+
+    /** How many per-resource watches are open (one per resource with local waiters); for tests. */
+    int openResourceWatches() {
+        return this.watches.size();
+    }
 
     /** The key prefix of {@code resource}; for administration and tests. */
     public String resourcePrefix(String resource) {

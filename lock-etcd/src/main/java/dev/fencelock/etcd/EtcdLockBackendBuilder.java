@@ -27,6 +27,10 @@ public final class EtcdLockBackendBuilder {
 
     Duration retryGrace = Duration.ofSeconds(10);
 
+    Duration abandonMarkerLifetime = Duration.ofMinutes(2);
+
+    Duration sweepInterval = Duration.ofMinutes(1);
+
     private @Nullable String user;
 
     private @Nullable String password;
@@ -94,6 +98,25 @@ public final class EtcdLockBackendBuilder {
      */
     public EtcdLockBackendBuilder retryGrace(Duration grace) {
         this.retryGrace = Objects.requireNonNull(grace);
+        return this;
+    }
+
+    /**
+     * How long an abandon marker blocks a late put of its request id (2 min): longer than a put
+     * can take to reach etcd in practice. A put that arrives even later creates a key nobody holds,
+     * which the session's sweep removes ({@link #sweepInterval}).
+     */
+    public EtcdLockBackendBuilder abandonMarkerLifetime(Duration lifetime) {
+        this.abandonMarkerLifetime = Objects.requireNonNull(lifetime);
+        return this;
+    }
+
+    /**
+     * How often each session lease is checked for keys on it that this client neither holds nor
+     * is acquiring, which it then deletes (1 min). One etcd read per session lease, listing its keys.
+     */
+    public EtcdLockBackendBuilder sweepInterval(Duration interval) {
+        this.sweepInterval = Objects.requireNonNull(interval);
         return this;
     }
 

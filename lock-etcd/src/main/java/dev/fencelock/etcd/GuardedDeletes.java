@@ -6,6 +6,7 @@ import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -37,10 +38,14 @@ final class GuardedDeletes {
     /** Keys with a delete or abandon under way, and when each settles (deleted, or given up). */
     private final Map<String, CompletableFuture<Void>> removals = new ConcurrentHashMap<>();
 
-    GuardedDeletes(EtcdCalls calls, DeleteBatch deletes, Map<String, EtcdLock> held) {
+    /** How long an abandon marker lives: then no late put is expected any more. */
+    private final Duration markerLifetime;
+
+    GuardedDeletes(EtcdCalls calls, DeleteBatch deletes, Map<String, EtcdLock> held, Duration markerLifetime) {
         this.calls = calls;
         this.deletes = deletes;
         this.held = held;
+        this.markerLifetime = markerLifetime;
     }
 
     /** Deletes {@code key} if its create revision is still {@code revision}, retrying on failure. */
@@ -174,6 +179,7 @@ final class GuardedDeletes {
                         }
                         return;
                     }
+                    deleteMarkerLater(marker, session, 1);
                     for (KeyValue kv : response.getGetResponses().get(0).getKvs()) {
                         if (kv.getLease() == session.leaseId && !this.held.containsKey(key)) {
                             // Tracked on its own; this abandon settles once its marker is written.
@@ -182,6 +188,56 @@ final class GuardedDeletes {
                     }
                     settled.complete(null);
                 });
+    }
+
+    /**
+     * Deletes an abandon marker once its lifetime is over, rather than when its session ends: a
+     * long-lived session would otherwise collect one per unknown outcome. A put that still arrives
+     * later creates a key nobody holds, which {@link OrphanSweep} removes.
+     */
+    private void deleteMarkerLater(ByteSequence marker, SessionLease session, int attempt) {
+        long delay = (attempt == 1) ? this.markerLifetime.toNanos() : TimeUnit.SECONDS.toNanos(Math.min(30, attempt));
+        this.calls
+                .scheduler()
+                .schedule(
+                        () -> {
+                            if (this.calls.isClosed() || session.isExpired()) {
+                                return; // gone with its lease
+                            }
+                            this.calls
+                                    .timed(
+                                            this.calls.client().getKVClient().delete(marker),
+                                            "deleting an abandon marker",
+                                            this.calls.attemptTimeout())
+                                    .whenComplete((deleted, failure) -> {
+                                        if (failure != null) {
+                                            deleteMarkerLater(marker, session, attempt + 1);
+                                        }
+                                    });
+                        },
+                        delay,
+                        TimeUnit.NANOSECONDS);
+    }
+
+    /** Whether a clean-up of {@code key} is scheduled, for a retry that may still adopt it. */
+    boolean isAwaitingRetry(String key) {
+        return this.pendingCleanups.containsKey(key);
+    }
+
+    /**
+     * Deletes {@code key} (create revision {@code revision}) unless {@code busy} says someone here
+     * is using it. The removal is registered before {@code busy} is asked, and an acquisition
+     * registers itself before it asks for removals, so the two cannot miss each other.
+     */
+    void deleteUnlessBusy(String key, long revision, SessionLease session, java.util.function.BooleanSupplier busy) {
+        CompletableFuture<Void> settled = track(key);
+        if (busy.getAsBoolean() || this.held.containsKey(key) || isAwaitingRetry(key)) {
+            settled.complete(null);
+            return;
+        }
+        DeleteRequest request = new DeleteRequest(key, revision, null);
+        retriedOnFailure(request, session, this.deletes.submit(request))
+                .whenComplete((deleted, failure) -> settled.complete(null));
     }
 
     /** Cancels every scheduled clean-up; the backend is closing and its sessions are revoked. */

@@ -15,6 +15,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -50,9 +51,32 @@ final class PutBatch {
 
     /**
      * An acquisition's put, waiting for a shared Txn; dropped unsent once {@code acquisition} is
-     * done (the caller gave up).
+     * done (the caller gave up). Sending and withdrawing race for it: whichever comes first decides,
+     * so an acquisition that withdrew its put knows for certain that nothing of it was written.
      */
-    record PutRequest(AcquisitionOps ops, SessionLease session, boolean readOwner, Future<?> acquisition) {}
+    record PutRequest(
+            AcquisitionOps ops, SessionLease session, boolean readOwner, Future<?> acquisition, AtomicInteger state) {
+
+        private static final int QUEUED = 0;
+
+        private static final int SENT = 1;
+
+        private static final int WITHDRAWN = 2;
+
+        PutRequest(AcquisitionOps ops, SessionLease session, boolean readOwner, Future<?> acquisition) {
+            this(ops, session, readOwner, acquisition, new AtomicInteger(QUEUED));
+        }
+
+        /** Claims the put for a Txn; false when it must be dropped unsent instead. */
+        boolean claimForSending() {
+            return !this.acquisition.isDone() && this.state.compareAndSet(QUEUED, SENT);
+        }
+
+        /** Takes the put back unless it was sent; true when it certainly never reaches etcd. */
+        boolean withdraw() {
+            return this.state.compareAndSet(QUEUED, WITHDRAWN) || this.state.get() == WITHDRAWN;
+        }
+    }
 
     /**
      * What the put found: my key created at {@code revision}, or the key that already existed
@@ -86,7 +110,7 @@ final class PutBatch {
                 2,
                 MAX_QUEUED_PUTS,
                 request -> request.ops().prefix,
-                request -> request.acquisition().isDone(),
+                request -> !request.claimForSending(),
                 this::sendPuts);
     }
 

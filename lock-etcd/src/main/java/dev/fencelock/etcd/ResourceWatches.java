@@ -40,6 +40,11 @@ final class ResourceWatches {
         return (watch != null) ? watch.successorOf(lock.fencingToken()) : null;
     }
 
+    /** How many resources' watches are open. */
+    int size() {
+        return this.watches.size();
+    }
+
     /** Closes every watch stream; the backend is closing. */
     void closeAll() {
         this.watches.values().forEach(ResourceWatch::closeWatcher);

@@ -53,6 +53,7 @@ final class TxnCoalescer<T, R> {
 
     private final Function<T, Object> conflictKey;
 
+    /** Asked once per request, when it could be sent: whether to drop it instead (its caller gave up). */
     private final Predicate<T> abandoned;
 
     private final Sender<T, R> sender;
@@ -107,11 +108,16 @@ final class TxnCoalescer<T, R> {
         Iterator<Pending<T, R>> queued = this.queue.iterator();
         while (queued.hasNext() && batch.size() < this.maxBatch) {
             Pending<T, R> pending = queued.next();
+            Object conflictKey = this.conflictKey.apply(pending.request());
+            if (keys.contains(conflictKey)) {
+                continue; // waits for a later Txn; asked whether it is abandoned only when it can go
+            }
             if (this.abandoned.test(pending.request())) {
                 queued.remove();
                 // Never sent, so nothing of it can be in the store.
                 pending.result().completeExceptionally(new CancellationException("given up before it was sent"));
-            } else if (keys.add(this.conflictKey.apply(pending.request()))) {
+            } else {
+                keys.add(conflictKey);
                 queued.remove();
                 batch.add(pending);
             }

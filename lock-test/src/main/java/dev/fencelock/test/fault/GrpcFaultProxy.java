@@ -79,6 +79,17 @@ public final class GrpcFaultProxy implements AutoCloseable {
 
     private final Map<String, AtomicInteger> stalled = new ConcurrentHashMap<>();
 
+    private final Map<String, Delay> delays = new ConcurrentHashMap<>();
+
+    private final java.util.concurrent.ScheduledExecutorService delayer =
+            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(runnable -> {
+                Thread thread = new Thread(runnable, "grpc-fault-proxy-delay");
+                thread.setDaemon(true);
+                return thread;
+            });
+
+    private record Delay(AtomicInteger count, long nanos) {}
+
     private final Map<String, Set<Runnable>> openCalls = new ConcurrentHashMap<>();
 
     private GrpcFaultProxy(String endpoint) {
@@ -131,6 +142,14 @@ public final class GrpcFaultProxy implements AutoCloseable {
     }
 
     /**
+     * Forwards the next {@code count} calls of {@code method} and passes their answers back only
+     * {@code delay} after they came: a write applied in time, whose answer arrives late.
+     */
+    public void delayResponses(String method, int count, java.time.Duration delay) {
+        this.delays.put(method, new Delay(new AtomicInteger(count), delay.toNanos()));
+    }
+
+    /**
      * Ends every open call of {@code method} (for example {@code etcdserverpb.Watch/Watch}) with
      * status OK and cancels its upstream side, as a server ending a stream without an error.
      *
@@ -165,6 +184,7 @@ public final class GrpcFaultProxy implements AutoCloseable {
 
     @Override
     public void close() {
+        this.delayer.shutdownNow();
         this.server.shutdownNow();
         this.upstream.shutdownNow();
         try {
@@ -227,6 +247,10 @@ public final class GrpcFaultProxy implements AutoCloseable {
                 return new ServerCall.Listener<>() {}; // open until the client gives up or the proxy closes
             }
             boolean dropResponse = take(drops.get(this.method.getFullMethodName()));
+            Delay delay = delays.get(this.method.getFullMethodName());
+            long delayNanos = (delay != null && take(delay.count())) ? delay.nanos() : 0;
+            // Answers of a delayed call are replayed, in order, once the delay is over.
+            List<Runnable> answer = new java.util.ArrayList<>();
             Set<Runnable> open =
                     openCalls.computeIfAbsent(this.method.getFullMethodName(), m -> ConcurrentHashMap.newKeySet());
             ClientCall<byte[], byte[]> forwarded = upstream.newCall(this.method, CallOptions.DEFAULT);
@@ -241,9 +265,11 @@ public final class GrpcFaultProxy implements AutoCloseable {
                             if (dropResponse) {
                                 return;
                             }
-                            synchronized (serverSide) {
-                                call.sendHeaders(upstreamHeaders);
-                            }
+                            answer(() -> {
+                                synchronized (serverSide) {
+                                    call.sendHeaders(upstreamHeaders);
+                                }
+                            });
                         }
 
                         @Override
@@ -251,9 +277,11 @@ public final class GrpcFaultProxy implements AutoCloseable {
                             if (dropResponse) {
                                 return;
                             }
-                            synchronized (serverSide) {
-                                call.sendMessage(message);
-                            }
+                            answer(() -> {
+                                synchronized (serverSide) {
+                                    call.sendMessage(message);
+                                }
+                            });
                             synchronized (clientSide) {
                                 forwarded.request(1);
                             }
@@ -261,11 +289,30 @@ public final class GrpcFaultProxy implements AutoCloseable {
 
                         @Override
                         public void onClose(Status status, Metadata trailers) {
-                            if (dropResponse || !serverClosed.compareAndSet(false, true)) {
-                                return; // the client never hears of it, or the proxy ended the call already
+                            if (dropResponse) {
+                                return; // the client never hears of it
                             }
-                            synchronized (serverSide) {
-                                call.close(status, trailers);
+                            answer(() -> {
+                                if (serverClosed.compareAndSet(false, true)) { // unless the proxy ended the call
+                                    synchronized (serverSide) {
+                                        call.close(status, trailers);
+                                    }
+                                }
+                            });
+                            if (delayNanos > 0) {
+                                List<Runnable> replay = List.copyOf(answer);
+                                delayer.schedule(
+                                        () -> replay.forEach(Runnable::run),
+                                        delayNanos,
+                                        java.util.concurrent.TimeUnit.NANOSECONDS);
+                            }
+                        }
+
+                        private void answer(Runnable step) {
+                            if (delayNanos > 0) {
+                                answer.add(step);
+                            } else {
+                                step.run();
                             }
                         }
                     },
