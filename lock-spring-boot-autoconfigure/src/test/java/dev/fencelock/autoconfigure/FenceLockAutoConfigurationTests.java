@@ -13,6 +13,7 @@ import dev.fencelock.autoconfigure.etcd.PropertiesEtcdConnectionDetails;
 import dev.fencelock.etcd.EtcdLockBackend;
 import dev.fencelock.memory.InMemoryLockBackend;
 import dev.fencelock.spi.LockBackend;
+import io.etcd.jetcd.Client;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -172,11 +173,13 @@ class FenceLockAutoConfigurationTests {
 
     @Test
     void runWithEtcdBackendButNoEtcdModuleShouldFailClearly() {
-        this.runner.withClassLoader(new FilteredClassLoader("dev.fencelock.etcd")).run((context) -> {
-            assertThat(failure(context))
-                    .hasMessageContaining("dev.fencelock:lock-etcd")
-                    .hasMessageContaining("fencelock.backend=in-memory");
-        });
+        this.runner
+                .withClassLoader(new FilteredClassLoader("dev.fencelock.etcd"))
+                .run((context) -> {
+                    assertThat(failure(context))
+                            .hasMessageContaining("dev.fencelock:lock-etcd")
+                            .hasMessageContaining("fencelock.backend=in-memory");
+                });
     }
 
     @Test
