@@ -5,12 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 import dev.fencelock.LockClient;
 import dev.fencelock.LockLease;
-import dev.fencelock.aspect.DistributedLockAspect;
-import dev.fencelock.aspect.LockKeyResolver;
 import dev.fencelock.autoconfigure.etcd.EtcdConnectionDetails;
 import dev.fencelock.autoconfigure.etcd.FenceLockEtcdAutoConfiguration;
 import dev.fencelock.autoconfigure.etcd.PropertiesEtcdConnectionDetails;
 import dev.fencelock.etcd.EtcdLockBackend;
+import dev.fencelock.interceptor.DistributedLockAdvisor;
+import dev.fencelock.interceptor.DistributedLockInterceptor;
+import dev.fencelock.interceptor.DistributedLockMethodCheck;
+import dev.fencelock.interceptor.LockKeyResolver;
 import dev.fencelock.memory.InMemoryLockBackend;
 import dev.fencelock.spi.LockBackend;
 import io.etcd.jetcd.Client;
@@ -18,6 +20,9 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.springframework.aop.config.AopConfigUtils;
+import org.springframework.aop.framework.autoproxy.InfrastructureAdvisorAutoProxyCreator;
+import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -34,11 +39,13 @@ class FenceLockAutoConfigurationTests {
                     FenceLockAutoConfiguration.class));
 
     @Test
-    void runByDefaultShouldCreateEtcdBackendClientAndAspect() {
+    void runByDefaultShouldCreateEtcdBackendClientAndAdvisor() {
         this.runner.run((context) -> {
             assertThat(context).hasSingleBean(EtcdLockBackend.class);
             assertThat(context).hasSingleBean(LockClient.class);
-            assertThat(context).hasSingleBean(DistributedLockAspect.class);
+            assertThat(context).hasSingleBean(DistributedLockAdvisor.class);
+            assertThat(context).hasSingleBean(DistributedLockInterceptor.class);
+            assertThat(context).hasSingleBean(DistributedLockMethodCheck.class);
             assertThat(context).hasSingleBean(LockKeyResolver.class);
             assertThat(context).hasSingleBean(PropertiesEtcdConnectionDetails.class);
             EtcdLockBackend backend = context.getBean(EtcdLockBackend.class);
@@ -118,7 +125,7 @@ class FenceLockAutoConfigurationTests {
         this.runner.withPropertyValues("fencelock.enabled=false").run((context) -> {
             assertThat(context).doesNotHaveBean(LockBackend.class);
             assertThat(context).doesNotHaveBean(LockClient.class);
-            assertThat(context).doesNotHaveBean(DistributedLockAspect.class);
+            assertThat(context).doesNotHaveBean(DistributedLockAdvisor.class);
             assertThat(context).doesNotHaveBean(FenceLockProperties.class);
         });
     }
@@ -129,7 +136,7 @@ class FenceLockAutoConfigurationTests {
         this.runner.withBean(LockClient.class, () -> userClient).run((context) -> {
             assertThat(context).getBean(LockClient.class).isSameAs(userClient);
             assertThat(context).doesNotHaveBean(LockBackend.class);
-            assertThat(context).hasSingleBean(DistributedLockAspect.class);
+            assertThat(context).hasSingleBean(DistributedLockAdvisor.class);
         });
     }
 
@@ -183,14 +190,38 @@ class FenceLockAutoConfigurationTests {
     }
 
     @Test
-    void runWithoutAspectJShouldNotCreateTheAspect() {
+    void runWithoutAspectJShouldStillCreateTheAdvisorAndAnAutoProxyCreator() {
         this.runner
                 .withClassLoader(new FilteredClassLoader("org.aspectj"))
                 .withPropertyValues("fencelock.backend=in-memory")
                 .run((context) -> {
-                    assertThat(context).hasSingleBean(LockClient.class);
-                    assertThat(context).doesNotHaveBean(DistributedLockAspect.class);
+                    assertThat(context).hasSingleBean(DistributedLockAdvisor.class);
+                    assertThat(context).hasSingleBean(InfrastructureAdvisorAutoProxyCreator.class);
                 });
+    }
+
+    @Test
+    void advisorShouldBeAnInfrastructureBeanOrderedByProperty() {
+        this.runner
+                .withPropertyValues("fencelock.backend=in-memory", "fencelock.aspect.order=42")
+                .run((context) -> {
+                    String[] names = context.getBeanNamesForType(DistributedLockAdvisor.class);
+                    assertThat(names).hasSize(1);
+                    assertThat(context.getBeanFactory()
+                                    .getBeanDefinition(names[0])
+                                    .getRole())
+                            .isEqualTo(BeanDefinition.ROLE_INFRASTRUCTURE);
+                    assertThat(context.getBean(DistributedLockAdvisor.class).getOrder())
+                            .isEqualTo(42);
+                });
+    }
+
+    @Test
+    void runWhenDisabledShouldNotRegisterAnAutoProxyCreator() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(FenceLockAutoConfiguration.class))
+                .withPropertyValues("fencelock.enabled=false")
+                .run((context) -> assertThat(context).doesNotHaveBean(AopConfigUtils.AUTO_PROXY_CREATOR_BEAN_NAME));
     }
 
     @Test
