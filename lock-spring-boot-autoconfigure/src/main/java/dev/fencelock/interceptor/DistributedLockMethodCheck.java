@@ -20,8 +20,9 @@ import org.springframework.util.ReflectionUtils;
 
 /**
  * Checks every bean's {@link DistributedLock @DistributedLock} methods once all singletons exist,
- * and stops the application with one message listing every problem. Each of them would otherwise
- * show up later as a lock that is silently not taken or a request that fails:
+ * and stops the application with an {@link UnusableDistributedLockMethodsException} listing every
+ * problem. Each of them would otherwise show up later as a lock that is silently not taken or a
+ * request that fails:
  *
  * <ul>
  *   <li>reactive return types: the method returns before the publisher runs, so the lock would be
@@ -61,8 +62,7 @@ public class DistributedLockMethodCheck implements SmartInitializingSingleton {
             check(beanName, problems);
         }
         if (!problems.isEmpty()) {
-            throw new IllegalStateException("Found " + problems.size() + " unusable @DistributedLock method(s):\n - "
-                    + String.join("\n - ", problems));
+            throw new UnusableDistributedLockMethodsException(List.copyOf(problems));
         }
     }
 

@@ -25,6 +25,7 @@ import org.springframework.aop.framework.autoproxy.InfrastructureAdvisorAutoProx
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -184,6 +185,7 @@ class FenceLockAutoConfigurationTests {
                 .withClassLoader(new FilteredClassLoader("dev.fencelock.etcd"))
                 .run((context) -> {
                     assertThat(failure(context))
+                            .isInstanceOf(LockBackendMissingException.class)
                             .hasMessageContaining("dev.fencelock:lock-etcd")
                             .hasMessageContaining("fencelock.backend=in-memory");
                 });
@@ -265,8 +267,10 @@ class FenceLockAutoConfigurationTests {
     void runWithInvalidPropertyShouldFailNamingTheProperty(String property, String value, String named) {
         this.runner
                 .withPropertyValues(property + "=" + value)
-                .run((context) ->
-                        assertThat(failure(context)).hasMessageContaining(named).hasMessageContaining(property));
+                .run((context) -> assertThat(failure(context))
+                        .isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                        .hasMessageContaining(named)
+                        .hasMessageContaining(property));
     }
 
     private static Throwable failure(AssertableApplicationContext context) {

@@ -178,7 +178,9 @@ class DistributedLockMethodCheckTests {
 
     private static Throwable failure(AssertableApplicationContext context) {
         assertThat(context).hasFailed();
-        return NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure());
+        Throwable cause = NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure());
+        assertThat(cause).isInstanceOf(UnusableDistributedLockMethodsException.class);
+        return cause;
     }
 
     /** A PriorityOrdered post-processor that needs the bean gets it before auto-proxying is set up. */
