@@ -17,8 +17,10 @@ import org.springframework.core.annotation.AliasFor;
  * public void ship(long orderId) { ... }
  * }</pre>
  *
- * <p>The lock is taken by a Spring AOP proxy, so only calls that go through the proxy are
- * locked: a call from another method of the same object ({@code this.ship(42)}) is not. Methods
+ * <p>The annotation may also sit on an interface method that the bean's class implements, or on a
+ * composed annotation of the application's own. The lock is taken by a Spring AOP proxy (no
+ * AspectJ needed), so only calls that go through the proxy are locked: a call from another method
+ * of the same object ({@code this.ship(42)}) is not. Methods
  * must be public or protected and not final; reactive return types are refused at startup
  * because the lock would be released before the publisher runs. A method returning a {@link
  * java.util.concurrent.CompletionStage} keeps the lock until the stage completes.
@@ -27,7 +29,7 @@ import org.springframework.core.annotation.AliasFor;
  * {@code fencelock.aspect.interrupt-on-lost=false}) and the caller gets a {@link
  * dev.fencelock.LockLostException} instead of the method's result.
  */
-@Target(ElementType.METHOD)
+@Target({ElementType.METHOD, ElementType.ANNOTATION_TYPE})
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 public @interface DistributedLock {

@@ -15,7 +15,7 @@ import org.springframework.context.annotation.Import;
 
 /**
  * Auto-configuration for FenceLock: a {@link LockBackend} (etcd, or in-memory for tests), the
- * {@link LockClient} over it, and the {@code @DistributedLock} aspect when AspectJ is present.
+ * {@link LockClient} over it, and the advisor that runs {@code @DistributedLock} methods under their lock.
  *
  * <p>Every {@link LockEventListener} bean (metrics, audit) receives the client's events, in
  * {@code @Order} order.
@@ -30,7 +30,7 @@ import org.springframework.context.annotation.Import;
 @Import({
     LockBackendConfigurations.InMemory.class,
     LockBackendConfigurations.EtcdBackendMissing.class,
-    DistributedLockAspectConfiguration.class
+    DistributedLockAdvisorConfiguration.class
 })
 public final class FenceLockAutoConfiguration {
 

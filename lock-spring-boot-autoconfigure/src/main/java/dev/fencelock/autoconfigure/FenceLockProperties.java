@@ -167,7 +167,7 @@ public class FenceLockProperties implements InitializingBean {
         IN_MEMORY
     }
 
-    /** Settings of the {@code @DistributedLock} aspect. */
+    /** Settings of the {@code @DistributedLock} advice. */
     public static class Aspect {
 
         /**

@@ -5,11 +5,14 @@ import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.core.io.Resource;
 
 /**
  * Checks bound {@link FenceLockProperties} and names the offending property in the error, so a
- * typo in {@code application.yml} is found at startup rather than by the first lock call.
+ * typo in {@code application.yml} is found at startup rather than by the first lock call. Errors
+ * are {@link InvalidConfigurationPropertyValueException}s, which Spring Boot's failure analysis
+ * reports with the property's value and where it was set.
  */
 final class FenceLockPropertiesCheck {
 
@@ -77,7 +80,7 @@ final class FenceLockPropertiesCheck {
                     "must list at least one etcd client URL, e.g. http://127.0.0.1:2379");
         }
         for (int i = 0; i < endpoints.size(); i++) {
-            checkEndpoint("fencelock.etcd.endpoints[" + i + "]", endpoints.get(i));
+            checkEndpoint(i, endpoints.get(i));
         }
         if ((etcd.getUsername() == null) != (etcd.getPassword() == null)) {
             fail("fencelock.etcd.username", etcd.getUsername(), "and fencelock.etcd.password must be set together");
@@ -102,10 +105,18 @@ final class FenceLockPropertiesCheck {
         }
     }
 
-    private static void checkEndpoint(String property, @Nullable String endpoint) {
+    /**
+     * Fails naming the list property, where Boot finds a comma-separated value and its origin, and
+     * the entry in the reason.
+     */
+    private static void checkEndpoint(int index, @Nullable String endpoint) {
         String problem = endpointProblem(endpoint);
         if (problem != null) {
-            fail(property, endpoint, problem + "; expected a URL such as http://10.0.0.1:2379");
+            String entry = "fencelock.etcd.endpoints[" + index + "]";
+            throw new InvalidConfigurationPropertyValueException(
+                    "fencelock.etcd.endpoints",
+                    endpoint,
+                    entry + " ('" + endpoint + "') " + problem + "; expected a URL such as http://10.0.0.1:2379.");
         }
     }
 
@@ -146,7 +157,6 @@ final class FenceLockPropertiesCheck {
     }
 
     private static void fail(String property, @Nullable Object value, String problem) {
-        throw new IllegalStateException(
-                "Invalid value '" + value + "' for " + property + ": " + property + " " + problem + ".");
+        throw new InvalidConfigurationPropertyValueException(property, value, property + " " + problem + ".");
     }
 }

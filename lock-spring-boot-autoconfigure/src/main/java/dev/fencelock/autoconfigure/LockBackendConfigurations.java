@@ -38,9 +38,7 @@ final class LockBackendConfigurations {
         @Bean
         @ConditionalOnMissingBean({LockBackend.class, LockClient.class})
         LockBackend etcdLockBackend() {
-            throw new IllegalStateException("fencelock.backend is etcd, but the etcd backend (dev.fencelock:lock-etcd)"
-                    + " is not on the classpath. Depend on lock-spring-boot-starter (or add lock-etcd), set"
-                    + " fencelock.backend=in-memory for tests, or set fencelock.enabled=false.");
+            throw new LockBackendMissingException("etcd", "dev.fencelock:lock-etcd");
         }
     }
 }

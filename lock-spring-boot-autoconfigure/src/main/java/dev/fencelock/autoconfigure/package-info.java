@@ -1,6 +1,6 @@
 /**
  * Auto-configuration for FenceLock: properties, connection details, the lock backend, the
- * {@link dev.fencelock.LockClient} and the {@code @DistributedLock} aspect.
+ * {@link dev.fencelock.LockClient} and the {@code @DistributedLock} advisor.
  */
 @NullMarked
 package dev.fencelock.autoconfigure;

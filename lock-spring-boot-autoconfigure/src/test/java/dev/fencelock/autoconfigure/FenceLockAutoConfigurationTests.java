@@ -6,12 +6,14 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import dev.fencelock.LockClient;
 import dev.fencelock.LockClientSettings;
 import dev.fencelock.LockLease;
-import dev.fencelock.aspect.DistributedLockAspect;
-import dev.fencelock.aspect.LockKeyResolver;
 import dev.fencelock.autoconfigure.etcd.EtcdConnectionDetails;
 import dev.fencelock.autoconfigure.etcd.FenceLockEtcdAutoConfiguration;
 import dev.fencelock.autoconfigure.etcd.PropertiesEtcdConnectionDetails;
 import dev.fencelock.etcd.EtcdLockBackend;
+import dev.fencelock.interceptor.DistributedLockAdvisor;
+import dev.fencelock.interceptor.DistributedLockInterceptor;
+import dev.fencelock.interceptor.DistributedLockMethodCheck;
+import dev.fencelock.interceptor.LockKeyResolver;
 import dev.fencelock.memory.InMemoryLockBackend;
 import dev.fencelock.spi.LockBackend;
 import io.etcd.jetcd.Client;
@@ -19,8 +21,12 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.springframework.aop.config.AopConfigUtils;
+import org.springframework.aop.framework.autoproxy.InfrastructureAdvisorAutoProxyCreator;
+import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -35,11 +41,13 @@ class FenceLockAutoConfigurationTests {
                     FenceLockAutoConfiguration.class));
 
     @Test
-    void runByDefaultShouldCreateEtcdBackendClientAndAspect() {
+    void runByDefaultShouldCreateEtcdBackendClientAndAdvisor() {
         this.runner.run((context) -> {
             assertThat(context).hasSingleBean(EtcdLockBackend.class);
             assertThat(context).hasSingleBean(LockClient.class);
-            assertThat(context).hasSingleBean(DistributedLockAspect.class);
+            assertThat(context).hasSingleBean(DistributedLockAdvisor.class);
+            assertThat(context).hasSingleBean(DistributedLockInterceptor.class);
+            assertThat(context).hasSingleBean(DistributedLockMethodCheck.class);
             assertThat(context).hasSingleBean(LockKeyResolver.class);
             assertThat(context).hasSingleBean(PropertiesEtcdConnectionDetails.class);
             EtcdLockBackend backend = context.getBean(EtcdLockBackend.class);
@@ -119,7 +127,7 @@ class FenceLockAutoConfigurationTests {
         this.runner.withPropertyValues("fencelock.enabled=false").run((context) -> {
             assertThat(context).doesNotHaveBean(LockBackend.class);
             assertThat(context).doesNotHaveBean(LockClient.class);
-            assertThat(context).doesNotHaveBean(DistributedLockAspect.class);
+            assertThat(context).doesNotHaveBean(DistributedLockAdvisor.class);
             assertThat(context).doesNotHaveBean(FenceLockProperties.class);
         });
     }
@@ -130,7 +138,7 @@ class FenceLockAutoConfigurationTests {
         this.runner.withBean(LockClient.class, () -> userClient).run((context) -> {
             assertThat(context).getBean(LockClient.class).isSameAs(userClient);
             assertThat(context).doesNotHaveBean(LockBackend.class);
-            assertThat(context).hasSingleBean(DistributedLockAspect.class);
+            assertThat(context).hasSingleBean(DistributedLockAdvisor.class);
         });
     }
 
@@ -178,20 +186,45 @@ class FenceLockAutoConfigurationTests {
                 .withClassLoader(new FilteredClassLoader("dev.fencelock.etcd"))
                 .run((context) -> {
                     assertThat(failure(context))
+                            .isInstanceOf(LockBackendMissingException.class)
                             .hasMessageContaining("dev.fencelock:lock-etcd")
                             .hasMessageContaining("fencelock.backend=in-memory");
                 });
     }
 
     @Test
-    void runWithoutAspectJShouldNotCreateTheAspect() {
+    void runWithoutAspectJShouldStillCreateTheAdvisorAndAnAutoProxyCreator() {
         this.runner
                 .withClassLoader(new FilteredClassLoader("org.aspectj"))
                 .withPropertyValues("fencelock.backend=in-memory")
                 .run((context) -> {
-                    assertThat(context).hasSingleBean(LockClient.class);
-                    assertThat(context).doesNotHaveBean(DistributedLockAspect.class);
+                    assertThat(context).hasSingleBean(DistributedLockAdvisor.class);
+                    assertThat(context).hasSingleBean(InfrastructureAdvisorAutoProxyCreator.class);
                 });
+    }
+
+    @Test
+    void advisorShouldBeAnInfrastructureBeanOrderedByProperty() {
+        this.runner
+                .withPropertyValues("fencelock.backend=in-memory", "fencelock.aspect.order=42")
+                .run((context) -> {
+                    String[] names = context.getBeanNamesForType(DistributedLockAdvisor.class);
+                    assertThat(names).hasSize(1);
+                    assertThat(context.getBeanFactory()
+                                    .getBeanDefinition(names[0])
+                                    .getRole())
+                            .isEqualTo(BeanDefinition.ROLE_INFRASTRUCTURE);
+                    assertThat(context.getBean(DistributedLockAdvisor.class).getOrder())
+                            .isEqualTo(42);
+                });
+    }
+
+    @Test
+    void runWhenDisabledShouldNotRegisterAnAutoProxyCreator() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(FenceLockAutoConfiguration.class))
+                .withPropertyValues("fencelock.enabled=false")
+                .run((context) -> assertThat(context).doesNotHaveBean(AopConfigUtils.AUTO_PROXY_CREATOR_BEAN_NAME));
     }
 
     @Test
@@ -235,8 +268,10 @@ class FenceLockAutoConfigurationTests {
     void runWithInvalidPropertyShouldFailNamingTheProperty(String property, String value, String named) {
         this.runner
                 .withPropertyValues(property + "=" + value)
-                .run((context) ->
-                        assertThat(failure(context)).hasMessageContaining(named).hasMessageContaining(property));
+                .run((context) -> assertThat(failure(context))
+                        .isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                        .hasMessageContaining(named)
+                        .hasMessageContaining(property));
     }
 
     private static Throwable failure(AssertableApplicationContext context) {

@@ -1,4 +1,4 @@
-package dev.fencelock.aspect;
+package dev.fencelock.interceptor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -21,6 +21,10 @@ import dev.fencelock.memory.InMemoryLockStore;
 import dev.fencelock.spi.AcquireCommand;
 import dev.fencelock.spi.BackendLock;
 import dev.fencelock.spi.LockBackend;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,6 +35,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
@@ -39,7 +45,7 @@ import org.springframework.boot.test.context.runner.ContextConsumer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-class DistributedLockAspectTests {
+class DistributedLockInterceptorTests {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(
@@ -334,7 +340,25 @@ class DistributedLockAspectTests {
         });
     }
 
-    /** The in-memory store, counting which kind of release the aspect asked for. */
+    @ParameterizedTest(name = "spring.aop.proxy-target-class={0}")
+    @ValueSource(booleans = {true, false})
+    void annotationOnAnInterfaceMethodShouldLockTheImplementation(boolean proxyTargetClass) {
+        this.runner
+                .withPropertyValues("spring.aop.proxy-target-class=" + proxyTargetClass)
+                .withBean(ParcelShipping.class)
+                .run((context) ->
+                        assertThat(context.getBean(Shipping.class).ship(8L)).isEqualTo("parcel:8"));
+    }
+
+    @Test
+    void composedAnnotationShouldLockTheMethod() {
+        this.runner
+                .withBean(NightlyJob.class)
+                .run((context) ->
+                        assertThat(context.getBean(NightlyJob.class).run()).isEqualTo("nightly-job"));
+    }
+
+    /** The in-memory store, counting which kind of release the interceptor asked for. */
     static final class RecordingBackend implements LockBackend {
 
         private final InMemoryLockBackend store = new InMemoryLockBackend();
@@ -420,6 +444,33 @@ class DistributedLockAspectTests {
         @DistributedLock(key = "'order:' + #orderId")
         public CompletableFuture<String> shipLater(long orderId, CompletableFuture<String> work) {
             return work;
+        }
+    }
+
+    public interface Shipping {
+
+        @DistributedLock(key = "'parcel:' + #parcelId")
+        String ship(long parcelId);
+    }
+
+    public static class ParcelShipping implements Shipping {
+
+        @Override
+        public String ship(long parcelId) {
+            return FencingContext.current().map(Fence::resource).orElse("unlocked");
+        }
+    }
+
+    @Retention(RetentionPolicy.RUNTIME)
+    @Target(ElementType.METHOD)
+    @DistributedLock(name = "nightly-job", waitTimeout = "0s")
+    @interface NightlyLock {}
+
+    public static class NightlyJob {
+
+        @NightlyLock
+        public String run() {
+            return FencingContext.current().map(Fence::resource).orElse("unlocked");
         }
     }
 

@@ -1,4 +1,4 @@
-package dev.fencelock.aspect;
+package dev.fencelock.interceptor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -6,14 +6,23 @@ import dev.fencelock.annotation.DistributedLock;
 import dev.fencelock.autoconfigure.FenceLockAutoConfiguration;
 import dev.fencelock.autoconfigure.etcd.FenceLockEtcdAutoConfiguration;
 import java.util.concurrent.Flow;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.reactivestreams.Publisher;
+import org.springframework.aop.framework.ProxyFactory;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.core.NestedExceptionUtils;
+import org.springframework.core.PriorityOrdered;
 
 class DistributedLockMethodCheckTests {
 
@@ -31,7 +40,7 @@ class DistributedLockMethodCheckTests {
     void typeReferenceInKeyShouldStopStartupWithoutRunningIt() {
         this.runner.withBean(TypeReferenceKey.class).run((context) -> {
             assertThat(failure(context))
-                    .hasMessageContaining("T(dev.fencelock.aspect.Tripwire).trip()")
+                    .hasMessageContaining("T(dev.fencelock.interceptor.Tripwire).trip()")
                     .hasMessageContaining("TypeReferenceKey.run(String)")
                     .hasMessageContaining("type reference");
             assertThat(Tripwire.TRIPPED).isFalse();
@@ -60,7 +69,7 @@ class DistributedLockMethodCheckTests {
     void constructorInKeyShouldStopStartupWithoutRunningIt() {
         this.runner.withBean(ConstructorKey.class).run((context) -> {
             assertThat(failure(context))
-                    .hasMessageContaining("new dev.fencelock.aspect.Tripwire()")
+                    .hasMessageContaining("new dev.fencelock.interceptor.Tripwire()")
                     .hasMessageContaining("constructor");
             assertThat(Tripwire.TRIPPED).isFalse();
         });
@@ -121,11 +130,45 @@ class DistributedLockMethodCheckTests {
     }
 
     @Test
-    void beanThatIsNotProxiedShouldStopStartup() {
+    void beanRegisteredAsAReadyMadeInstanceShouldStopStartup() {
+        this.runner
+                .withInitializer((context) -> context.getBeanFactory().registerSingleton("fine", new Fine()))
+                .run((context) -> assertThat(failure(context))
+                        .hasMessageContaining("Bean 'fine'")
+                        .hasMessageContaining("is not proxied"));
+    }
+
+    @Test
+    void beanCreatedBeforeAutoProxyingShouldStopStartup() {
+        this.runner
+                .withUserConfiguration(EarlyBeanConfiguration.class)
+                .run((context) -> assertThat(failure(context))
+                        .hasMessageContaining("Bean 'fine'")
+                        .hasMessageContaining("is not proxied"));
+    }
+
+    @Test
+    void beanProxiedWithoutTheLockAdviceShouldStopStartup() {
+        ProxyFactory factory = new ProxyFactory(new Fine());
+        factory.setProxyTargetClass(true);
+        factory.addAdvice((MethodInterceptor) MethodInvocation::proceed);
+        Object proxy = factory.getProxy();
+        this.runner
+                .withInitializer((context) -> context.getBeanFactory().registerSingleton("fine", proxy))
+                .run((context) -> assertThat(failure(context))
+                        .hasMessageContaining("Bean 'fine'")
+                        .hasMessageContaining("proxied without the @DistributedLock advice"));
+    }
+
+    @Test
+    void aopAutoFalseShouldStillProxyAnnotatedBeans() {
         this.runner
                 .withPropertyValues("spring.aop.auto=false")
                 .withBean(Fine.class)
-                .run((context) -> assertThat(failure(context)).hasMessageContaining("is not proxied"));
+                .run((context) -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(AopUtils.isAopProxy(context.getBean(Fine.class))).isTrue();
+                });
     }
 
     @Test
@@ -135,12 +178,37 @@ class DistributedLockMethodCheckTests {
 
     private static Throwable failure(AssertableApplicationContext context) {
         assertThat(context).hasFailed();
-        return NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure());
+        Throwable cause = NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure());
+        assertThat(cause).isInstanceOf(UnusableDistributedLockMethodsException.class);
+        return cause;
+    }
+
+    /** A PriorityOrdered post-processor that needs the bean gets it before auto-proxying is set up. */
+    @Configuration(proxyBeanMethods = false)
+    static class EarlyBeanConfiguration {
+
+        @Bean
+        Fine fine() {
+            return new Fine();
+        }
+
+        @Bean
+        static EarlyPostProcessor earlyPostProcessor(ObjectProvider<Fine> fine) {
+            return new EarlyPostProcessor(fine.getObject());
+        }
+    }
+
+    record EarlyPostProcessor(Fine fine) implements BeanPostProcessor, PriorityOrdered {
+
+        @Override
+        public int getOrder() {
+            return 0;
+        }
     }
 
     public static class TypeReferenceKey {
 
-        @DistributedLock(key = "T(dev.fencelock.aspect.Tripwire).trip()")
+        @DistributedLock(key = "T(dev.fencelock.interceptor.Tripwire).trip()")
         public void run(String id) {}
     }
 
@@ -152,7 +220,7 @@ class DistributedLockMethodCheckTests {
 
     public static class ConstructorKey {
 
-        @DistributedLock(key = "new dev.fencelock.aspect.Tripwire()")
+        @DistributedLock(key = "new dev.fencelock.interceptor.Tripwire()")
         public void run(String id) {}
     }
 

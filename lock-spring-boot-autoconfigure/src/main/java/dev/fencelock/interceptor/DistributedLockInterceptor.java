@@ -1,4 +1,4 @@
-package dev.fencelock.aspect;
+package dev.fencelock.interceptor;
 
 import dev.fencelock.FencingContext;
 import dev.fencelock.InvalidLockKeyException;
@@ -17,44 +17,39 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
-import org.aspectj.lang.ProceedingJoinPoint;
-import org.aspectj.lang.annotation.Around;
-import org.aspectj.lang.annotation.Aspect;
-import org.aspectj.lang.reflect.MethodSignature;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.core.BridgeMethodResolver;
-import org.springframework.core.Ordered;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.env.PropertyResolver;
 
 /**
- * Runs {@link DistributedLock @DistributedLock} methods under their lock.
+ * Runs {@link DistributedLock @DistributedLock} methods under their lock; {@link
+ * DistributedLockAdvisor} applies it to the annotated methods of every proxied bean.
  *
  * <p>For each call: resolve the key, acquire through the {@link LockClient}, push the lease's
  * fence onto {@link FencingContext}, run the method, pop the fence and release, also when the
- * method throws. The order is a property so that the lock advice wraps {@code @Transactional}:
- * the lock is taken before the transaction begins and released after it has committed, otherwise
- * the next holder could read data the previous one has not committed yet.
+ * method throws. The advisor's order is a property so that the lock advice wraps {@code
+ * @Transactional}: the lock is taken before the transaction begins and released after it has
+ * committed, otherwise the next holder could read data the previous one has not committed yet.
  *
  * <p>If the lock is lost during the call, the method's thread is interrupted (when configured)
  * and the caller gets a {@link LockLostException} instead of the result: the work may already
  * have been rejected by a fencing-aware store, and a silent success would hide that.
  */
-@Aspect
-public class DistributedLockAspect implements Ordered {
+public class DistributedLockInterceptor implements MethodInterceptor {
 
-    private static final Logger logger = LoggerFactory.getLogger(DistributedLockAspect.class);
+    private static final Logger logger = LoggerFactory.getLogger(DistributedLockInterceptor.class);
 
     private final Supplier<LockClient> lockClient;
 
-    private final LockKeyResolver keyResolver;
+    private final Supplier<LockKeyResolver> keyResolver;
 
     private final PropertyResolver placeholders;
-
-    private final int order;
 
     private final boolean interruptOnLost;
 
@@ -63,42 +58,35 @@ public class DistributedLockAspect implements Ordered {
     private final Map<Method, LockDefinition> definitions = new ConcurrentHashMap<>();
 
     /**
-     * Creates the aspect.
+     * Creates the interceptor.
      *
-     * @param lockClient supplies the client on first use; the aspect is created early (while
+     * @param lockClient supplies the client on first use; the interceptor is created early (while
      *     proxies are set up), and resolving the client lazily keeps the client and whatever it
      *     depends on out of that early phase
-     * @param keyResolver evaluates key expressions
+     * @param keyResolver supplies the evaluator of key expressions on first use, lazily for the
+     *     same reason (an application's own resolver may depend on application beans)
      * @param placeholders resolves {@code ${...}} in durations
-     * @param order the advice order, smaller than the transaction advice's
      * @param interruptOnLost whether to interrupt a locked method whose lock is lost
      * @param releaseInBackground whether a locked method returns without waiting for the store to
      *     delete its lock ({@link LockLease#releaseAsync()})
      */
-    public DistributedLockAspect(
+    public DistributedLockInterceptor(
             Supplier<LockClient> lockClient,
-            LockKeyResolver keyResolver,
+            Supplier<LockKeyResolver> keyResolver,
             PropertyResolver placeholders,
-            int order,
             boolean interruptOnLost,
             boolean releaseInBackground) {
         this.lockClient = lockClient;
         this.keyResolver = keyResolver;
         this.placeholders = placeholders;
-        this.order = order;
         this.interruptOnLost = interruptOnLost;
         this.releaseInBackground = releaseInBackground;
     }
 
     @Override
-    public int getOrder() {
-        return this.order;
-    }
-
-    @Around("@annotation(dev.fencelock.annotation.DistributedLock)")
-    public @Nullable Object lock(ProceedingJoinPoint joinPoint) throws Throwable {
-        LockDefinition definition = definition(method(joinPoint));
-        String resource = resource(definition, joinPoint.getArgs());
+    public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
+        LockDefinition definition = definition(method(invocation));
+        String resource = resource(definition, invocation.getArguments());
         LockLease lease;
         try {
             lease = acquire(definition, resource);
@@ -113,7 +101,7 @@ public class DistributedLockAspect implements Ordered {
         lease.onLost(watch);
         Object result;
         try {
-            result = proceed(joinPoint, resource, lease);
+            result = proceed(invocation, resource, lease);
         } catch (Throwable ex) {
             throw finish(definition, lease, watch, ex);
         }
@@ -145,15 +133,16 @@ public class DistributedLockAspect implements Ordered {
                 throw new IllegalStateException(LockDefinition.describe(method) + " has no @DistributedLock");
             }
             definition = LockDefinition.of(
-                    method, annotation, this.placeholders, this.lockClient.get().settings(), this.keyResolver);
+                    method, annotation, this.placeholders, this.lockClient.get().settings(), this.keyResolver.get());
             this.definitions.putIfAbsent(method, definition);
         }
         return definition;
     }
 
-    private static Method method(ProceedingJoinPoint joinPoint) {
-        Method method = ((MethodSignature) joinPoint.getSignature()).getMethod();
-        Object target = joinPoint.getTarget();
+    /** The method of the target class, whose annotation (or the one it inherits) applies. */
+    private static Method method(MethodInvocation invocation) {
+        Method method = invocation.getMethod();
+        Object target = invocation.getThis();
         if (target != null) {
             method = AopUtils.getMostSpecificMethod(method, AopUtils.getTargetClass(target));
         }
@@ -164,7 +153,7 @@ public class DistributedLockAspect implements Ordered {
         String name = definition.name();
         String raw = (name != null)
                 ? name
-                : this.keyResolver.resolve(definition.keyExpression(), definition.method(), arguments);
+                : this.keyResolver.get().resolve(definition.keyExpression(), definition.method(), arguments);
         try {
             return ResourceName.of(raw, this.lockClient.get().settings().maxResourceLength())
                     .value();
@@ -198,12 +187,12 @@ public class DistributedLockAspect implements Ordered {
         return this.lockClient.get().acquire(request.build());
     }
 
-    private static @Nullable Object proceed(ProceedingJoinPoint joinPoint, String resource, LockLease lease)
+    private static @Nullable Object proceed(MethodInvocation invocation, String resource, LockLease lease)
             throws Throwable {
         ThreadHolds.enter(resource, lease);
         FencingContext.Scope fence = FencingContext.open(lease);
         try {
-            return joinPoint.proceed();
+            return invocation.proceed();
         } finally {
             fence.close();
             ThreadHolds.exit(resource);

@@ -1,4 +1,4 @@
-package dev.fencelock.aspect;
+package dev.fencelock.interceptor;
 
 import dev.fencelock.LockLease;
 import java.util.HashMap;

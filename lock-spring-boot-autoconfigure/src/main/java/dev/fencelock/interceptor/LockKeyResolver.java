@@ -1,4 +1,4 @@
-package dev.fencelock.aspect;
+package dev.fencelock.interceptor;
 
 import java.lang.reflect.Method;
 import org.jspecify.annotations.Nullable;

@@ -1,4 +1,4 @@
-package dev.fencelock.aspect;
+package dev.fencelock.interceptor;
 
 import dev.fencelock.LockClientSettings;
 import dev.fencelock.annotation.DistributedLock;

@@ -1,4 +1,4 @@
-package dev.fencelock.aspect;
+package dev.fencelock.interceptor;
 
 import dev.fencelock.annotation.DistributedLock;
 import java.lang.reflect.Method;
@@ -8,24 +8,28 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
+import org.springframework.aop.Advisor;
+import org.springframework.aop.TargetSource;
+import org.springframework.aop.framework.Advised;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.FactoryBean;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
-import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
 /**
  * Checks every bean's {@link DistributedLock @DistributedLock} methods once all singletons exist,
- * and stops the application with one message listing every problem. Each of them would otherwise
- * show up later as a lock that is silently not taken or a request that fails:
+ * and stops the application with an {@link UnusableDistributedLockMethodsException} listing every
+ * problem. Each of them would otherwise show up later as a lock that is silently not taken or a
+ * request that fails:
  *
  * <ul>
  *   <li>reactive return types: the method returns before the publisher runs, so the lock would be
  *       released before the work starts;
- *   <li>private, final or static methods, and beans that are not proxied: the proxy cannot
- *       intercept them, so no lock is taken;
+ *   <li>private, final or static methods, beans that are not proxied, and proxies that do not
+ *       apply the {@link DistributedLockAdvisor} (built before it existed, or by hand): no lock
+ *       would be taken;
  *   <li>a broken annotation: name and key both or neither set, a key expression that does not
  *       parse or uses refused constructs, durations that do not parse or break the bounds.
  * </ul>
@@ -43,11 +47,12 @@ public class DistributedLockMethodCheck implements SmartInitializingSingleton {
 
     private final ConfigurableListableBeanFactory beanFactory;
 
-    private final DistributedLockAspect aspect;
+    private final DistributedLockInterceptor interceptor;
 
-    public DistributedLockMethodCheck(ConfigurableListableBeanFactory beanFactory, DistributedLockAspect aspect) {
+    public DistributedLockMethodCheck(
+            ConfigurableListableBeanFactory beanFactory, DistributedLockInterceptor interceptor) {
         this.beanFactory = beanFactory;
-        this.aspect = aspect;
+        this.interceptor = interceptor;
     }
 
     @Override
@@ -57,8 +62,7 @@ public class DistributedLockMethodCheck implements SmartInitializingSingleton {
             check(beanName, problems);
         }
         if (!problems.isEmpty()) {
-            throw new IllegalStateException("Found " + problems.size() + " unusable @DistributedLock method(s):\n - "
-                    + String.join("\n - ", problems));
+            throw new UnusableDistributedLockMethodsException(List.copyOf(problems));
         }
     }
 
@@ -74,10 +78,12 @@ public class DistributedLockMethodCheck implements SmartInitializingSingleton {
         if (methods.isEmpty()) {
             return;
         }
-        if (bean != null && !(bean instanceof FactoryBean) && !AopUtils.isAopProxy(bean)) {
-            problems.add("Bean '" + beanName + "' (" + type.getName() + ") has @DistributedLock methods but is not"
-                    + " proxied, so no lock would be taken. Make sure spring.aop.auto is not false, the class is"
-                    + " not final, and the bean is not created before auto-proxying is set up.");
+        if (bean != null && !(bean instanceof FactoryBean)) {
+            String problem = proxyProblem(bean);
+            if (problem != null) {
+                problems.add(
+                        "Bean '" + beanName + "' (" + type.getName() + ") has @DistributedLock methods but " + problem);
+            }
         }
         for (Method method : methods) {
             String problem = problem(method);
@@ -87,14 +93,58 @@ public class DistributedLockMethodCheck implements SmartInitializingSingleton {
         }
     }
 
+    /** Why calls through {@code bean} would not be locked, or {@code null} when they would be. */
+    private static @Nullable String proxyProblem(Object bean) {
+        if (!AopUtils.isAopProxy(bean)) {
+            return "is not proxied, so no lock would be taken. It was registered as a ready-made instance, its"
+                    + " class is final, or it was created before auto-proxying was set up (for example as a"
+                    + " dependency of a BeanPostProcessor or BeanFactoryPostProcessor).";
+        }
+        if (!(bean instanceof Advised)) {
+            return "is an opaque proxy, so FenceLock cannot see whether it applies the lock advice. Do not make"
+                    + " proxies of beans with @DistributedLock methods opaque.";
+        }
+        Object current = bean;
+        while (current instanceof Advised advised) {
+            if (appliesLockAdvice(advised)) {
+                return null;
+            }
+            current = staticTarget(advised);
+        }
+        return "is proxied without the @DistributedLock advice, so no lock would be taken. The proxy was built"
+                + " before the advice existed (for example while a bean the advisor needs was being created, or"
+                + " by a BeanPostProcessor that runs before auto-proxying) or by hand without the advisor.";
+    }
+
+    private static boolean appliesLockAdvice(Advised advised) {
+        for (Advisor advisor : advised.getAdvisors()) {
+            if (advisor instanceof DistributedLockAdvisor
+                    || advisor.getAdvice() instanceof DistributedLockInterceptor) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The proxy's target when it is fixed (a proxy of a proxy), otherwise {@code null}. */
+    private static @Nullable Object staticTarget(Advised advised) {
+        TargetSource targetSource = advised.getTargetSource();
+        if (!targetSource.isStatic()) {
+            return null;
+        }
+        try {
+            return targetSource.getTarget();
+        } catch (Exception ex) {
+            return null;
+        }
+    }
+
     private static List<Method> annotatedMethods(Class<?> type) {
         List<Method> methods = new ArrayList<>();
         ReflectionUtils.doWithMethods(
                 type,
                 methods::add,
-                (method) -> !method.isBridge()
-                        && !method.isSynthetic()
-                        && AnnotatedElementUtils.hasAnnotation(method, DistributedLock.class));
+                (method) -> !method.isBridge() && !method.isSynthetic() && DistributedLockPointcut.isAnnotated(method));
         return methods;
     }
 
@@ -114,7 +164,7 @@ public class DistributedLockMethodCheck implements SmartInitializingSingleton {
                     + " CompletableFuture.";
         }
         try {
-            this.aspect.definition(method);
+            this.interceptor.definition(method);
             return null;
         } catch (RuntimeException ex) {
             return ex.getMessage();

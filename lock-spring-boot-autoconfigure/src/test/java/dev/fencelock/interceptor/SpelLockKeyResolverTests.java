@@ -1,4 +1,4 @@
-package dev.fencelock.aspect;
+package dev.fencelock.interceptor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -49,13 +49,13 @@ class SpelLockKeyResolverTests {
     @ParameterizedTest
     @ValueSource(
             strings = {
-                "T(dev.fencelock.aspect.Tripwire).trip()",
+                "T(dev.fencelock.interceptor.Tripwire).trip()",
                 "T(java.lang.Runtime).getRuntime().exec('touch /tmp/fencelock-spel-tripped')",
-                "new dev.fencelock.aspect.Tripwire()",
+                "new dev.fencelock.interceptor.Tripwire()",
                 "new java.io.File('x')",
                 "@tripwire.tripInstance()",
                 "&tripwire",
-                "#customer.getClass().forName('dev.fencelock.aspect.Tripwire')",
+                "#customer.getClass().forName('dev.fencelock.interceptor.Tripwire')",
                 "#customer.id = 'changed'",
                 "#orderId++",
             })

@@ -1,4 +1,4 @@
-package dev.fencelock.aspect;
+package dev.fencelock.interceptor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

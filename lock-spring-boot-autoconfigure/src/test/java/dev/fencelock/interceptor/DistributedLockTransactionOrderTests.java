@@ -1,4 +1,4 @@
-package dev.fencelock.aspect;
+package dev.fencelock.interceptor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
@@ -145,7 +145,7 @@ class DistributedLockTransactionOrderTests {
             return new EmbeddedDatabaseBuilder()
                     .setType(EmbeddedDatabaseType.H2)
                     .generateUniqueName(true)
-                    .addScript("classpath:dev/fencelock/aspect/reservation.sql")
+                    .addScript("classpath:dev/fencelock/interceptor/reservation.sql")
                     .build();
         }
 
