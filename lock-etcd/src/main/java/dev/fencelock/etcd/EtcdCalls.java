@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -46,6 +47,9 @@ final class EtcdCalls {
         // Every request arms a timeout that is almost always cancelled: drop those at once, or they
         // pile up in the queue until their time comes (thousands under load).
         timers.setRemoveOnCancelPolicy(true);
+        // Closing completes jetcd's streams, whose callbacks may still ask for work (a watch's waiters
+        // fall back to reads): once the backend is closed, that work has nothing left to do.
+        timers.setRejectedExecutionHandler(new ThreadPoolExecutor.DiscardPolicy());
         this.scheduler = timers;
     }
 
