@@ -2,14 +2,16 @@
 # FenceLock in three minutes: two instances of the sample inventory service share one PostgreSQL
 # database and a three-member etcd cluster. The demo drives concurrent reservations across both,
 # then freezes instance A (SIGSTOP) while it is inside a reservation, lets its lease expire, has B
-# take over, wakes A, and checks that A's late write is refused; then has an operator force-release
-# A's lock while A is inside a reservation, so that only the database can refuse A's write. It
-# checks that no unit was sold twice.
+# take over, wakes A, and checks that A's late write is refused; then cuts A off from etcd (not from
+# the database) while A is inside a reservation and has an operator force-release A's lock, so
+# that A cannot know and only the database can refuse A's write. It checks that no unit was sold
+# twice.
 #
 #   bash scripts/demo.sh        (as root on Debian, with a JDK 17+; installs what is missing)
 #
-# Exits non-zero when an invariant fails. Everything it starts (etcd members, the two JVMs) is
-# stopped by PID on exit, also on Ctrl-C; the databases are system services and keep running.
+# Exits non-zero when an invariant fails. Everything it starts (etcd members, the two JVMs, A's
+# socat links to etcd) is stopped by PID on exit, also on Ctrl-C; the databases are system services
+# and keep running.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -17,8 +19,12 @@ ROOT=$(pwd)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/fencelock-demo.XXXXXX")
 PORT_A=${DEMO_PORT_A:-18081}
 PORT_B=${DEMO_PORT_B:-18082}
-LEASE_TTL_SECONDS=3
+LEASE_TTL_SECONDS=4
 HOLD_MILLIS=6000
+# Zombie 2 writes while its lease is still within its local deadline (TTL minus a tenth, counted from
+# the last keep-alive sent, at most TTL/3 before it took the lock): it must not know it lost the lock.
+PARTITIONED_HOLD_MILLIS=1500
+LINK_PORT_BASE=${DEMO_LINK_PORT_BASE:-18391}
 REQUESTS=40
 INITIAL_STOCK=100
 SKU="demo-$(date +%s)"
@@ -29,6 +35,7 @@ PSQL=(psql -h 127.0.0.1 -U fencelock -d fencelock -v ON_ERROR_STOP=1 -tAq)
 
 PID_A=""
 PID_B=""
+LINK_PIDS=""
 ETCD_STARTED=""
 FAILURES=0
 
@@ -46,6 +53,11 @@ cleanup() {
   for pid in $PID_A $PID_B; do
     for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
     kill -9 "$pid" 2>/dev/null || true
+  done
+  for pid in $LINK_PIDS; do
+    # Each link runs in its own process group (setsid): the listener and the connections it forked.
+    kill -CONT -- "-$pid" 2>/dev/null || true
+    kill -- "-$pid" 2>/dev/null || true
   done
   if [ -n "$ETCD_STARTED" ]; then
     bash "$ROOT/scripts/etcd-cluster.sh" stop "$WORK/etcd" >/dev/null 2>&1 || true
@@ -99,14 +111,32 @@ await_health() { # port name
   exit 1
 }
 
-start_instance() { # name port extra-args...
-  local name=$1 port=$2
-  shift 2
+# Starts one socat link per etcd member on loopback; prints the endpoints to use instead. Each link
+# is a process group of its own, so stopping it (SIGSTOP) freezes every connection it carries: a
+# partition that produces no errors, only silence, while the database stays reachable.
+start_links() {
+  local port=$LINK_PORT_BASE endpoints="" target
+  for target in ${ENDPOINTS//,/ }; do
+    setsid socat "TCP-LISTEN:$port,bind=127.0.0.1,reuseaddr,fork" "TCP:${target#http://}" \
+      >>"$WORK/links.log" 2>&1 &
+    LINK_PIDS="$LINK_PIDS $!"
+    endpoints="${endpoints:+$endpoints,}http://127.0.0.1:$port"
+    port=$((port + 1))
+  done
+  echo "$endpoints"
+}
+
+partition_a() { for pid in $LINK_PIDS; do kill -STOP -- "-$pid"; done; }
+heal_a() { for pid in $LINK_PIDS; do kill -CONT -- "-$pid" 2>/dev/null || true; done; }
+
+start_instance() { # name port endpoints extra-args...
+  local name=$1 port=$2 endpoints=$3
+  shift 3
   # C1 only: the JVMs start faster, which matters more here than peak throughput.
   java -Xmx256m -XX:TieredStopAtLevel=1 -jar "$JAR" --server.port="$port" \
     --spring.datasource.url=jdbc:postgresql://127.0.0.1:5432/fencelock \
     --spring.datasource.username=fencelock --spring.datasource.password=fencelock \
-    --fencelock.etcd.endpoints="$ENDPOINTS" --fencelock.lease-ttl="${LEASE_TTL_SECONDS}s" \
+    --fencelock.etcd.endpoints="$endpoints" --fencelock.lease-ttl="${LEASE_TTL_SECONDS}s" \
     --inventory.lock-wait-timeout=30s "$@" >"$WORK/instance-$name.log" 2>&1 &
   echo $!
 }
@@ -124,10 +154,12 @@ ENDPOINTS=$(bash scripts/etcd-cluster.sh start "$WORK/etcd")
 echo "etcd: $ENDPOINTS"
 bash scripts/start-databases.sh
 
-log "Starting instances A (:$PORT_A) and B (:$PORT_B), lease TTL ${LEASE_TTL_SECONDS}s"
-PID_A=$(start_instance a "$PORT_A")
+log "Starting instances A (:$PORT_A, through links it can be cut off by) and B (:$PORT_B), lease TTL ${LEASE_TTL_SECONDS}s"
+LINKS=$(start_links)
+echo "A reaches etcd through $LINKS"
+PID_A=$(start_instance a "$PORT_A" "$LINKS")
 # Only A creates the tables: two concurrent CREATE TABLE IF NOT EXISTS can collide in PostgreSQL.
-PID_B=$(start_instance b "$PORT_B" --spring.sql.init.mode=never)
+PID_B=$(start_instance b "$PORT_B" "$ENDPOINTS" --spring.sql.init.mode=never)
 echo "A pid $PID_A, B pid $PID_B"
 await_health "$PORT_A" a
 await_health "$PORT_B" b
@@ -184,14 +216,17 @@ echo "A: $RESULT_A"
 [ "$STATUS_A" = 409 ] || fail "A's stale reservation was not refused with 409"
 [ -n "$TOKEN_B" ] && [ "$TOKEN_B" -gt "$TOKEN_A" ] || fail "B's token $TOKEN_B is not larger than A's $TOKEN_A"
 
-log "Zombie 2: an operator takes the lock from A while A is inside a reservation"
-# A is not paused this time: it does not know its lock was taken (it would find out at its next
-# renewal), so only the database can refuse its late write.
+log "Zombie 2: A is cut off from etcd inside a reservation, and an operator takes its lock"
+# A runs on, and its database connection works; only etcd is out of reach. Connected, A would learn
+# of the force-release within one watch event and stop; cut off, it cannot, and its lease is still
+# within its deadline, so only the database can refuse its late write.
 BEFORE=$(fence_token)
-reserve "$PORT_A" 1 "$HOLD_MILLIS" >"$WORK/zombie2-a" &
+reserve "$PORT_A" 1 "$PARTITIONED_HOLD_MILLIS" >"$WORK/zombie2-a" &
 ZOMBIE2_JOB=$!
 TOKEN_A2=$(await_token_after "$BEFORE")
 [ -n "$TOKEN_A2" ] || { fail "A never took the lock for the second zombie"; exit 1; }
+partition_a
+echo "A holds $RESOURCE with token $TOKEN_A2 and is now cut off from etcd"
 FORCED=$(curl -sS -X DELETE "http://127.0.0.1:$PORT_B/actuator/fencelock/$RESOURCE")
 echo "force-release through B's /actuator/fencelock: $FORCED"
 RESULT_B2=$(reserve "$PORT_B" 1 0)
@@ -200,6 +235,7 @@ TOKEN_B2=$(echo "$RESULT_B2" | json fencingToken)
 echo "B: $RESULT_B2"
 [ "$STATUS_B2" = 200 ] || fail "B's reservation after the force-release was not accepted"
 wait "$ZOMBIE2_JOB" || true
+heal_a
 RESULT_A2=$(cat "$WORK/zombie2-a")
 STATUS_A2=${RESULT_A2%% *}
 TYPE_A2=$(echo "$RESULT_A2" | json type)
@@ -247,7 +283,7 @@ reservations accepted       $ACCEPTED ($CONCURRENT_OK concurrent across A and B 
 stale writes rejected       $(( (STATUS_A == 409 ? 1 : 0) + (STATUS_A2 == 409 ? 1 : 0) ))
   1. A paused past its lease  HTTP $STATUS_A ($TYPE_A), refused $HOW
                               tokens: A $TOKEN_A < B $TOKEN_B
-  2. A's lock force-released  HTTP $STATUS_A2 ($TYPE_A2), refused by: $REFUSED_BY2
+  2. A cut off, lock taken     HTTP $STATUS_A2 ($TYPE_A2), refused by: $REFUSED_BY2
                               tokens: A $TOKEN_A2 < B $TOKEN_B2 (the database had accepted B's)
 fence row / stock row       PostgreSQL fence row $FENCE_ROW, stock row fence_token $ROW_TOKEN
 final stock                 GET $API_STOCK, PostgreSQL $DB_STOCK, expected $INITIAL_STOCK - $ACCEPTED = $EXPECTED

@@ -9,6 +9,8 @@ missing=()
 command -v etcd >/dev/null 2>&1 || missing+=(etcd-server)
 command -v mvn >/dev/null 2>&1 || missing+=(maven)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
+# The demo puts instance A behind socat so that it can be partitioned from etcd.
+command -v socat >/dev/null 2>&1 || missing+=(socat)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 [ -x /usr/lib/postgresql/15/bin/postgres ] || ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || missing+=(postgresql)
 command -v mariadbd >/dev/null 2>&1 || command -v mysqld >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] || missing+=(mariadb-server)

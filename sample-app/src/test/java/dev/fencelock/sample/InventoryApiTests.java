@@ -12,6 +12,7 @@ import dev.fencelock.LockRequest;
 import dev.fencelock.ResourceName;
 import dev.fencelock.etcd.EtcdLockBackend;
 import dev.fencelock.test.etcd.EtcdClusterExtension;
+import dev.fencelock.test.fault.FaultProxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -51,9 +52,15 @@ class InventoryApiTests {
     @RegisterExtension
     static final EtcdClusterExtension etcd = EtcdClusterExtension.members(1);
 
+    /** Between this application and etcd, so a case can partition the two (the database stays reachable). */
+    private static FaultProxy etcdLink;
+
     @DynamicPropertySource
     static void etcdEndpoints(DynamicPropertyRegistry registry) {
-        registry.add("fencelock.etcd.endpoints", () -> String.join(",", etcd.endpoints()));
+        registry.add("fencelock.etcd.endpoints", () -> {
+            etcdLink = FaultProxy.forEndpoint(etcd.endpoints().get(0));
+            return etcdLink.endpoint();
+        });
     }
 
     private static LockClient otherInstance;
@@ -68,6 +75,9 @@ class InventoryApiTests {
     @AfterAll
     static void stopOtherInstance() {
         otherInstance.close();
+        if (etcdLink != null) {
+            etcdLink.close();
+        }
     }
 
     @LocalServerPort
@@ -174,10 +184,38 @@ class InventoryApiTests {
     }
 
     /**
-     * The zombie case, made deterministic: while the app holds the lock between its read and its
-     * write, an operator force-releases it (as the actuator endpoint does) and another instance
-     * takes the lock and writes with a larger token. The app still believes it holds the lock, so
-     * only the database can refuse its write.
+     * An operator force-releases the lock (as the actuator endpoint does) while the app holds it
+     * between its read and its write: the app learns it within one watch event, stops, and refuses
+     * its write itself.
+     */
+    @Test
+    void lockForceReleasedWhileTheReservationRunsIsRefusedByTheInstanceItself() throws Exception {
+        String resource = "stock:" + this.sku;
+        stock(10);
+        long before = this.database.fenceToken(resource);
+
+        CompletableFuture<ResponseEntity<String>> pending =
+                CompletableFuture.supplyAsync(() -> this.api.reserve(this.sku, 1, 3_000));
+        await().atMost(Duration.ofSeconds(10)).until(() -> this.database.fenceToken(resource) > before);
+        otherInstance
+                .administration()
+                .orElseThrow()
+                .forceRelease(ResourceName.of(resource, 255))
+                .get(5, TimeUnit.SECONDS);
+
+        ResponseEntity<String> response = pending.get(30, TimeUnit.SECONDS);
+        assertThat(response.getStatusCode()).isEqualTo(HttpStatus.CONFLICT);
+        assertThat(problemType(response)).isEqualTo("https://fencelock.dev/problems/lock-lost");
+        assertThat((String) read(response, "$.refusedBy")).isEqualTo("client");
+        assertThat(this.database.quantity(this.sku)).isEqualTo(10);
+    }
+
+    /**
+     * The zombie that only the database can stop: while the app holds the lock between its read and
+     * its write, it is cut off from etcd (not from the database), an operator force-releases its lock,
+     * and another instance takes the lock and writes with a larger token. The app cannot learn of
+     * it and its lease is within its deadline, so it still believes it holds the lock; the database
+     * refuses its write.
      */
     @Test
     void writeWithATokenOlderThanTheLastAcceptedIsAConflictAndChangesNothing() throws Exception {
@@ -189,6 +227,9 @@ class InventoryApiTests {
                 CompletableFuture.supplyAsync(() -> this.api.reserve(this.sku, 1, 3_000));
         await().atMost(Duration.ofSeconds(10)).until(() -> this.database.fenceToken(resource) > before);
         long appToken = this.database.fenceToken(resource);
+        // This instance is cut off from etcd, not from the database: it cannot learn that its lock
+        // is taken (its lease is still within its deadline), so only the database can refuse it.
+        etcdLink.blackhole();
 
         otherInstance
                 .administration()
@@ -205,7 +246,12 @@ class InventoryApiTests {
                     .update());
         }
 
-        ResponseEntity<String> response = pending.get(30, TimeUnit.SECONDS);
+        ResponseEntity<String> response;
+        try {
+            response = pending.get(30, TimeUnit.SECONDS);
+        } finally {
+            etcdLink.restore();
+        }
         assertThat(response.getStatusCode()).isEqualTo(HttpStatus.CONFLICT);
         assertThat(problemType(response)).isEqualTo("https://fencelock.dev/problems/stale-fencing-token");
         assertThat((String) read(response, "$.refusedBy")).isEqualTo("database");
