@@ -111,22 +111,26 @@ await_health() { # port name
   exit 1
 }
 
-# Starts one socat link per etcd member on loopback; prints the endpoints to use instead. Each link
-# is a process group of its own, so stopping it (SIGSTOP) freezes every connection it carries: a
+# Starts one socat link per etcd member on loopback and sets LINKS to the endpoints to use instead
+# (not called in a subshell: it records the links' PIDs for partition_a and cleanup). Each link is a
+# process group of its own, so stopping it (SIGSTOP) freezes every connection it carries: a
 # partition that produces no errors, only silence, while the database stays reachable.
 start_links() {
-  local port=$LINK_PORT_BASE endpoints="" target
+  local port=$LINK_PORT_BASE target
+  LINKS=""
   for target in ${ENDPOINTS//,/ }; do
     setsid socat "TCP-LISTEN:$port,bind=127.0.0.1,reuseaddr,fork" "TCP:${target#http://}" \
       >>"$WORK/links.log" 2>&1 &
     LINK_PIDS="$LINK_PIDS $!"
-    endpoints="${endpoints:+$endpoints,}http://127.0.0.1:$port"
+    LINKS="${LINKS:+$LINKS,}http://127.0.0.1:$port"
     port=$((port + 1))
   done
-  echo "$endpoints"
 }
 
-partition_a() { for pid in $LINK_PIDS; do kill -STOP -- "-$pid"; done; }
+partition_a() {
+  [ -n "$LINK_PIDS" ] || { fail "no links to cut A off with"; exit 1; }
+  for pid in $LINK_PIDS; do kill -STOP -- "-$pid"; done
+}
 heal_a() { for pid in $LINK_PIDS; do kill -CONT -- "-$pid" 2>/dev/null || true; done; }
 
 start_instance() { # name port endpoints extra-args...
@@ -155,8 +159,8 @@ echo "etcd: $ENDPOINTS"
 bash scripts/start-databases.sh
 
 log "Starting instances A (:$PORT_A, through links it can be cut off by) and B (:$PORT_B), lease TTL ${LEASE_TTL_SECONDS}s"
-LINKS=$(start_links)
-echo "A reaches etcd through $LINKS"
+start_links
+echo "A reaches etcd through $LINKS (socat pids$LINK_PIDS)"
 PID_A=$(start_instance a "$PORT_A" "$LINKS")
 # Only A creates the tables: two concurrent CREATE TABLE IF NOT EXISTS can collide in PostgreSQL.
 PID_B=$(start_instance b "$PORT_B" "$ENDPOINTS" --spring.sql.init.mode=never)
@@ -171,12 +175,15 @@ echo
 
 log "$REQUESTS concurrent reservations of 1 unit, alternating A and B"
 mkdir -p "$WORK/concurrent"
+RESERVATIONS=""
 for i in $(seq 1 "$REQUESTS"); do
   port=$PORT_A
   [ $((i % 2)) -eq 0 ] && port=$PORT_B
   reserve "$port" 1 0 >"$WORK/concurrent/$i" &
+  RESERVATIONS="$RESERVATIONS $!"
 done
-wait
+# Only these: a bare wait would wait for the socat links too, which run until cleanup.
+wait $RESERVATIONS
 CONCURRENT_OK=$(cat "$WORK"/concurrent/* | grep -c '^200 ' || true)
 CONCURRENT_OTHER=$(cat "$WORK"/concurrent/* | grep -vc '^200 ' || true)
 TOKENS=$(cat "$WORK"/concurrent/* | grep '^200 ' | json fencingToken | sort -n)
