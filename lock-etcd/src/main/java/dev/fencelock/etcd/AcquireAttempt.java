@@ -75,8 +75,13 @@ final class AcquireAttempt implements QueueWaiter {
     /** The put submitted last, which may still be withdrawn if it was never sent. */
     private volatile PutBatch.@Nullable PutRequest lastPut;
 
-    /** How often etcd refused this attempt's put without proposing it. */
-    private int refusals;
+    /** How often etcd refused or failed this attempt's put and it was put again later. */
+    private volatile int refusals;
+
+    /** The last refusal or failure that made the attempt put again later, and whether it wrote nothing. */
+    private volatile @Nullable Throwable lastRefusal;
+
+    private volatile boolean lastRefusalWroteNothing;
 
     /** Create revision of my key once known, else 0. */
     private volatile long myRevision;
@@ -231,17 +236,10 @@ final class AcquireAttempt implements QueueWaiter {
         long backOff = TimeUnit.MILLISECONDS.toNanos(20) << Math.min(refusals - 1, 6);
         long delay = Math.min(TimeUnit.SECONDS.toNanos(1), backOff);
         delay = delay / 2 + ThreadLocalRandom.current().nextLong(delay / 2 + 1);
+        this.lastRefusal = refusal;
+        this.lastRefusalWroteNothing = nothingWritten;
         if (this.result.isDone() || System.nanoTime() + delay - this.command.deadlineNanos() > 0) {
-            fail(new LockBackendUnavailableException(
-                    nothingWritten
-                            ? "etcd " + this.calls.endpoints() + " refused the acquisition of lock '"
-                                    + this.command.resource() + "' " + refusals
-                                    + " times within its wait time (overloaded: " + EtcdFailures.reasonOf(refusal)
-                                    + "); nothing was written"
-                            : "etcd " + this.calls.endpoints() + " was unavailable for the acquisition of lock '"
-                                    + this.command.resource() + "' within its wait time, after " + refusals
-                                    + " tries: " + EtcdFailures.reasonOf(refusal),
-                    refusal));
+            fail(refused(refusal, nothingWritten));
             return;
         }
         this.calls.scheduler().schedule(() -> put(session), delay, TimeUnit.NANOSECONDS);
@@ -410,8 +408,26 @@ final class AcquireAttempt implements QueueWaiter {
         }
     }
 
+    /** Why the acquisition ends without the lock after etcd refused or failed its puts until the deadline. */
+    private LockBackendUnavailableException refused(Throwable refusal, boolean nothingWritten) {
+        return new LockBackendUnavailableException(
+                nothingWritten
+                        ? "etcd " + this.calls.endpoints() + " refused the acquisition of lock '"
+                                + this.command.resource() + "' " + this.refusals
+                                + " times within its wait time (overloaded: " + EtcdFailures.reasonOf(refusal)
+                                + "); nothing was written"
+                        : "etcd " + this.calls.endpoints() + " was unavailable for the acquisition of lock '"
+                                + this.command.resource() + "' within its wait time, after " + this.refusals
+                                + " tries: " + EtcdFailures.reasonOf(refusal),
+                refusal);
+    }
+
     private void deadlineReached() {
-        if (this.outcomeUnknown || this.myRevision == 0) {
+        Throwable refusal = this.lastRefusal;
+        if (refusal != null && this.myRevision == 0) {
+            // The deadline came while a retry waited for its turn: say why it waited.
+            fail(refused(refusal, this.lastRefusalWroteNothing && !this.earlierSendUnanswered));
+        } else if (this.outcomeUnknown || this.myRevision == 0) {
             fail(new LockBackendUnavailableException("etcd " + this.calls.endpoints()
                     + " did not answer within the wait time" + " for lock '" + this.command.resource()
                     + "'; nothing was granted"));
