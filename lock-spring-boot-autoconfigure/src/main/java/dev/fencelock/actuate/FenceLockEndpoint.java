@@ -81,7 +81,7 @@ public class FenceLockEndpoint {
 
     /**
      * Deletes the current holder of {@code resource}, whichever instance it is, so the first waiter
-     * gets the lock with a larger fencing token. The old holder learns of it at its next renewal.
+     * gets the lock with a larger fencing token. The old holder learns of it within one watch event while it can reach the store.
      */
     @DeleteOperation
     public ForceReleaseDescriptor forceRelease(@Selector String resource) {

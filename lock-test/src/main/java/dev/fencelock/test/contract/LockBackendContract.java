@@ -103,7 +103,7 @@ public abstract class LockBackendContract extends LockContentionContract {
         assertThat(removed).map(QueueEntry::requestId).contains("holder-1");
         LockLease successor = next.get(patience().toSeconds(), TimeUnit.SECONDS);
         assertThat(successor.fencingToken()).isGreaterThan(held.fencingToken());
-        // The old holder finds out at its next renewal at the latest.
+        // The old holder finds out at its next renewal at the latest (etcd: within one watch event).
         assertThatThrownBy(held::renew).isInstanceOf(LockLostException.class);
         assertThat(held.isValid()).isFalse();
         successor.release();
