@@ -113,6 +113,20 @@ public final class FencingContext {
     }
 
     /**
+     * Sets the current thread's fences to {@code fences} (outermost first), replacing what was
+     * there; an empty list clears them. For context-propagation libraries, which capture {@link
+     * #all()} on one thread and set it on another; code of its own uses {@link #open} or {@link
+     * #restore}, which undo what they did.
+     */
+    public static void setAll(List<Fence> fences) {
+        if (fences.isEmpty()) {
+            FENCES.remove();
+        } else {
+            FENCES.set(new ArrayDeque<>(fences));
+        }
+    }
+
+    /**
      * Replaces the current thread's fences with {@code fences}, for handing the context to
      * another thread; returns a scope that restores what was there.
      */
