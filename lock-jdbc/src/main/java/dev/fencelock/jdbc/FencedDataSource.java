@@ -37,11 +37,16 @@ import javax.sql.DataSource;
  *       dev.fencelock.LockException}, because the guard would commit on its own, separately from
  *       the write it is meant to protect. Reads are refused too: JDBC cannot tell a read from an
  *       {@code INSERT … RETURNING} run through {@code executeQuery}.
+ *   <li>The check of a transaction ends wherever the transaction ends, also through SQL ({@code
+ *       COMMIT}, implicit commits, procedures); SQL that would end it before its last statement is
+ *       refused under a fence (docs/fencing.md lists every JDBC path).
  * </ul>
  *
  * <p>It is an ordinary {@code DataSource}, so Spring's {@code DataSourceUtils}, {@code
  * TransactionAwareDataSourceProxy} and Hibernate obtain fenced connections from it like any other.
- * Code that unwraps a connection to the driver's own class bypasses the guard.
+ * Every JDBC object reachable from its connections is fenced too; unwrapping one to the driver's
+ * own types is refused while the thread works under a fence. Unwrapping the data source itself
+ * reaches the pool, whose connections are not fenced.
  */
 public final class FencedDataSource implements DataSource {
 

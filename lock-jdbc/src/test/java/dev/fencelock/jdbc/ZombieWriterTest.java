@@ -72,9 +72,14 @@ class ZombieWriterTest {
         LockClient clientA = closeLater(client(proxy.endpoint()));
         LockClient clientB = closeLater(client(etcd.endpoints().get(0)));
 
-        // A acquires with a short lease and reads under its fence.
+        // A acquires with a short lease and reads under its fence. Its session lease is granted
+        // first, so that a busy machine does not spend part of the short lease on the grant.
+        clientA.acquire(LockRequest.builder("warm-up:" + suffix)
+                        .leaseTtl(Duration.ofSeconds(3))
+                        .build())
+                .release();
         LockLease leaseA = clientA.acquire(
-                LockRequest.builder(resource).leaseTtl(Duration.ofSeconds(2)).build());
+                LockRequest.builder(resource).leaseTtl(Duration.ofSeconds(3)).build());
         long tokenA = leaseA.fencingToken();
         Fence fenceA = new Fence(resource, tokenA, fenceKnowsLease ? leaseA : null);
         try (FencingContext.Scope scope = FencingContext.push(fenceA)) {
