@@ -42,6 +42,35 @@ final class CampaignReport {
         return out.toString();
     }
 
+    /** Per fault: the fenced run's outcome and anomalies beside the control run's. */
+    static String sideBySide(List<RunResult> fenced, List<RunResult> controls) {
+        StringBuilder out = new StringBuilder();
+        out.append("| fault | guard on: ok / fail / info | guard on: anomalies | guard off: ok / fail / info"
+                + " | guard off: anomalies |\n");
+        out.append("|---|---|---|---|---|\n");
+        for (RunResult run : fenced) {
+            String fault = run.settings().name().substring("fenced-".length());
+            RunResult control = controls.stream()
+                    .filter(c -> c.settings().name().equals("control-" + fault))
+                    .findFirst()
+                    .orElse(null);
+            out.append(String.format(
+                    Locale.ROOT,
+                    "| %s | %s | %s | %s | %s |%n",
+                    fault,
+                    counts(run.check()),
+                    anomalies(run.check()),
+                    control == null ? "not run" : counts(control.check()),
+                    control == null ? "not run" : anomalies(control.check())));
+        }
+        return out.toString();
+    }
+
+    private static String counts(CheckResult check) {
+        return String.format(
+                Locale.ROOT, "%,d / %,d / %,d", check.ok(), check.fail(), check.info() + check.unfinished());
+    }
+
     /** Everything about one run: counts, reasons, recoveries, fault windows and anomaly examples. */
     static String runDetails(RunResult run) {
         CheckResult check = run.check();
