@@ -67,6 +67,7 @@ public final class Campaign {
             testbed.stopWorkers();
             History history = HistoryFiles.read(directory);
             DatabaseSnapshot snapshot = database.snapshot();
+            snapshot.write(directory);
             CheckResult check = HistoryChecker.check(history, snapshot);
             Path chart = directory.resolve(settings.name() + "-timeline.png");
             TimelineChart.render(history, title(settings, check), chart);

@@ -19,13 +19,13 @@ final class CampaignReport {
     static String table(List<RunResult> runs) {
         StringBuilder out = new StringBuilder();
         out.append("| run | guard | faults injected | duration | ok | fail | info (committed) | availability"
-                + " | recovery median / max | overlapping holds | anomalies |\n");
-        out.append("|---|---|---|---|---|---|---|---|---|---|---|\n");
+                + " | standstill median / max | recovery median / max | overlapping holds | anomalies |\n");
+        out.append("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (RunResult run : runs) {
             CheckResult check = run.check();
             out.append(String.format(
                     Locale.ROOT,
-                    "| %s | %s | %d | %d s | %,d | %,d | %d (%d) | %.1f %% | %s | %,d | %s |%n",
+                    "| %s | %s | %d | %d s | %,d | %,d | %d (%d) | %.1f %% | %s | %s | %,d | %s |%n",
                     run.settings().name(),
                     run.settings().fenced() ? "on" : "**off**",
                     check.recoveries().size(),
@@ -35,7 +35,12 @@ final class CampaignReport {
                     check.info() + check.unfinished(),
                     check.unknownApplied(),
                     100 * check.availability(),
-                    recovery(check),
+                    seconds(check.recoveries().stream()
+                            .map(CheckResult.Recovery::outageMillis)
+                            .toList()),
+                    seconds(check.recoveries().stream()
+                            .map(CheckResult.Recovery::millis)
+                            .toList()),
                     check.overlappingHolds(),
                     anomalies(check)));
         }
@@ -94,9 +99,11 @@ final class CampaignReport {
             CheckResult.Recovery recovery = check.recoveries().get(i);
             out.append(String.format(
                     Locale.ROOT,
-                    "- %s: %s; every key acknowledged again after %s%n",
+                    "- %s: %s; longest stretch without an acknowledged increment %.0f ms; every key acknowledged"
+                            + " again after %s%n",
                     recovery.fault().name(),
                     recovery.fault().detail(),
+                    recovery.outageMillis(),
                     Double.isNaN(recovery.millis())
                             ? "(not before the run ended)"
                             : String.format(Locale.ROOT, "%.0f ms", recovery.millis())));
@@ -127,25 +134,23 @@ final class CampaignReport {
         return out.toString();
     }
 
-    static String recovery(CheckResult check) {
-        List<Double> millis = new ArrayList<>();
-        int missing = 0;
-        for (CheckResult.Recovery recovery : check.recoveries()) {
-            if (Double.isNaN(recovery.millis())) {
+    /** Median and maximum of {@code millis} in seconds; NaN entries are counted as "never". */
+    static String seconds(List<Double> millis) {
+        List<Double> known = new ArrayList<>();
+        long missing = 0;
+        for (double value : millis) {
+            if (Double.isNaN(value)) {
                 missing++;
             } else {
-                millis.add(recovery.millis());
+                known.add(value);
             }
         }
-        if (millis.isEmpty()) {
+        if (known.isEmpty()) {
             return missing == 0 ? "n/a" : "never";
         }
-        millis.sort(Double::compare);
+        known.sort(Double::compare);
         String text = String.format(
-                Locale.ROOT,
-                "%.1f / %.1f s",
-                millis.get(millis.size() / 2) / 1000,
-                millis.get(millis.size() - 1) / 1000);
+                Locale.ROOT, "%.1f / %.1f s", known.get(known.size() / 2) / 1000, known.get(known.size() - 1) / 1000);
         return missing == 0 ? text : text + " (" + missing + " never)";
     }
 

@@ -25,10 +25,15 @@ final class RunDatabase implements AutoCloseable {
 
     private final PGSimpleDataSource dataSource;
     private final RunTables tables;
+    private final Thread dropAtExit;
+    private boolean dropped;
 
     private RunDatabase(PGSimpleDataSource dataSource, RunTables tables) {
         this.dataSource = dataSource;
         this.tables = tables;
+        // An orchestrator stopped with SIGTERM runs no finally blocks, only shutdown hooks.
+        this.dropAtExit = new Thread(this::dropQuietly, "verification-drop-" + tables.prefix());
+        Runtime.getRuntime().addShutdownHook(dropAtExit);
     }
 
     static String url() {
@@ -79,6 +84,27 @@ final class RunDatabase implements AutoCloseable {
     /** Drops everything the run created. */
     @Override
     public void close() throws SQLException {
+        try {
+            Runtime.getRuntime().removeShutdownHook(dropAtExit);
+        } catch (IllegalStateException e) {
+            // The JVM is exiting; the hook runs anyway and finds the tables gone.
+        }
+        drop();
+    }
+
+    private void dropQuietly() {
+        try {
+            drop();
+        } catch (SQLException e) {
+            // Nothing more to do while the JVM exits.
+        }
+    }
+
+    private synchronized void drop() throws SQLException {
+        if (dropped) {
+            return;
+        }
+        dropped = true;
         try (Connection connection = dataSource.getConnection();
                 Statement statement = connection.createStatement()) {
             statement.execute("DROP TABLE IF EXISTS " + tables.history());

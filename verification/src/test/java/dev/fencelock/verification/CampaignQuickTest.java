@@ -7,6 +7,10 @@ import static dev.fencelock.verification.fault.FaultKind.ZOMBIE;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencelock.verification.checker.Anomaly;
+import dev.fencelock.verification.checker.CheckResult;
+import dev.fencelock.verification.checker.DatabaseSnapshot;
+import dev.fencelock.verification.checker.HistoryChecker;
+import dev.fencelock.verification.checker.HistoryFiles;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -44,5 +48,9 @@ class CampaignQuickTest {
                         + run.directory().resolve("result.md"))
                 .containsKey(Anomaly.Kind.LOST_UPDATE);
         assertThat(run.check().ok()).isPositive();
+        // The verdict stands on the run's files alone, the database rows included.
+        CheckResult again =
+                HistoryChecker.check(HistoryFiles.read(run.directory()), DatabaseSnapshot.read(run.directory()));
+        assertThat(again.anomalies()).isEqualTo(run.check().anomalies());
     }
 }

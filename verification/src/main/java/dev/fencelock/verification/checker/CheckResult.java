@@ -45,8 +45,10 @@ public record CheckResult(
      * @param fault the fault
      * @param millis from its heal until every key had an acknowledged increment completed after the heal; NaN if
      *     some key never had one before the run ended
+     * @param outageMillis the longest stretch without any acknowledged increment, from the fault's start until every
+     *     key recovered (or the run ended): how long the service as a whole stood still
      */
-    public record Recovery(FaultWindow fault, double millis) {}
+    public record Recovery(FaultWindow fault, double millis, double outageMillis) {}
 
     /** Whether the run is free of anomalies. */
     public boolean valid() {

@@ -270,6 +270,11 @@ public final class HistoryChecker {
     private static List<CheckResult.Recovery> recoveries(History history) {
         TreeSet<String> keys = new TreeSet<>();
         history.operations().values().forEach(op -> keys.add(op.key()));
+        long[] acknowledged = history.operations().values().stream()
+                .filter(op -> op.outcome() == Operation.Outcome.OK)
+                .mapToLong(Operation::completedAt)
+                .sorted()
+                .toArray();
         List<CheckResult.Recovery> recoveries = new ArrayList<>();
         for (FaultWindow fault : history.faults()) {
             Map<String, Long> firstOk = new HashMap<>();
@@ -278,16 +283,31 @@ public final class HistoryChecker {
                     firstOk.merge(op.key(), op.completedAt(), Math::min);
                 }
             }
-            double millis = firstOk.keySet().containsAll(keys)
-                    ? (firstOk.values().stream()
-                                            .mapToLong(Long::longValue)
-                                            .max()
-                                            .orElse(fault.end())
-                                    - fault.end())
-                            / 1e6
-                    : Double.NaN;
-            recoveries.add(new CheckResult.Recovery(fault, millis));
+            boolean recovered = firstOk.keySet().containsAll(keys);
+            long recoveredAt = recovered
+                    ? firstOk.values().stream().mapToLong(Long::longValue).max().orElse(fault.end())
+                    : history.runEnd();
+            double millis = recovered ? (recoveredAt - fault.end()) / 1e6 : Double.NaN;
+            recoveries.add(
+                    new CheckResult.Recovery(fault, millis, longestGap(acknowledged, fault.start(), recoveredAt)));
         }
         return recoveries;
+    }
+
+    /** The longest gap between {@code from}, the sorted {@code times} inside it, and {@code to}, in milliseconds. */
+    private static double longestGap(long[] times, long from, long to) {
+        long longest = 0;
+        long previous = from;
+        for (long t : times) {
+            if (t <= from) {
+                continue;
+            }
+            if (t >= to) {
+                break;
+            }
+            longest = Math.max(longest, t - previous);
+            previous = t;
+        }
+        return Math.max(longest, to - previous) / 1e6;
     }
 }

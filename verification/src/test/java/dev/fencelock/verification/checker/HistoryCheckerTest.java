@@ -188,7 +188,10 @@ class HistoryCheckerTest {
         assertThat(result.availability()).isEqualTo(3 / 5.0);
         // a committed again at 4,105 ms and b at 4,605 ms after the heal at 4,000 ms.
         assertThat(result.recoveries().get(0).millis()).isEqualTo(605.0);
+        // Nothing was acknowledged from the fault's start (1,500 ms) until a's increment at 4,105 ms.
+        assertThat(result.recoveries().get(0).outageMillis()).isEqualTo(2_605.0);
         assertThat(result.recoveries().get(1).millis()).isNaN();
+        assertThat(result.recoveries().get(1).outageMillis()).isEqualTo(300.0);
     }
 
     private CheckResult check() {

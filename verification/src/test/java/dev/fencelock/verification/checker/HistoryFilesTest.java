@@ -63,6 +63,19 @@ class HistoryFilesTest {
     }
 
     @Test
+    void aDatabaseSnapshotKeptBesideTheHistoriesReadsBackTheSame(@TempDir Path run) throws Exception {
+        DatabaseSnapshot snapshot = new DatabaseSnapshot(
+                List.of(
+                        new CommittedWrite("k0", 10, "w1", "w1-0-1", 0, 1, 1),
+                        new CommittedWrite("k1", 12, "w2", "w2-1-7", 0, 1, 2)),
+                java.util.Map.of("k0", 1L, "k1", 1L, "k2", 0L));
+
+        snapshot.write(run);
+
+        assertThat(DatabaseSnapshot.read(run)).isEqualTo(snapshot);
+    }
+
+    @Test
     void jsonLinesAreFlatObjectsOnly() {
         assertThat(JsonLine.parse(" {\"a\": -3, \"b\" : true, \"c\":null} "))
                 .containsEntry("a", -3L)
