@@ -8,6 +8,7 @@ import dev.fencelock.verification.checker.HistoryChecker;
 import dev.fencelock.verification.checker.HistoryFiles;
 import dev.fencelock.verification.fault.Fault;
 import dev.fencelock.verification.fault.FaultKind;
+import dev.fencelock.verification.worker.RunTables;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -47,7 +48,7 @@ public final class Campaign {
         deleteRecursively(directory);
         Files.createDirectories(directory);
         String runId = String.format(Locale.ROOT, "%08x", new Random().nextInt());
-        var tables = new dev.fencelock.verification.worker.RunTables("vr_" + runId);
+        RunTables tables = new RunTables("vr_" + runId);
         logger.info(
                 "Run {} ({}, {}) in {}",
                 settings.name(),

@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
  * acknowledged, then a mixed run as long; and for every fault, a control run without the guard for {@code
  * -Dverify.control.cycles} (default 6) fault cycles. Writes each run's directory and {@value #RESULTS} (both tables,
  * side by side per fault) to {@code -Dverify.out} (default {@code target/campaign}). {@code -Dverify.faults=zombie,
- * leader-kill} limits the faults; {@code -Dverify.control=false} skips the control runs.
+ * leader-kill} limits the faults; {@code -Dverify.control=false} skips the control runs; {@code
+ * -Dverify.runs=fenced-mixed,control-zombie} runs only the runs named.
  */
 public final class CampaignMain {
 
@@ -39,6 +40,10 @@ public final class CampaignMain {
         Duration maxPerRun = Duration.ofMinutes(Long.getLong("verify.maxMinutes", 15));
         boolean control = Boolean.parseBoolean(System.getProperty("verify.control", "true"));
         List<FaultKind> faults = faults(System.getProperty("verify.faults", ""));
+        List<String> only = List.of(System.getProperty("verify.runs", "").split(",")).stream()
+                .map(String::trim)
+                .filter(name -> !name.isEmpty())
+                .toList();
         Files.createDirectories(out);
         Instant started = Instant.now();
         String loadBefore = loadAverage();
@@ -49,6 +54,7 @@ public final class CampaignMain {
             run(
                     CampaignSettings.of("fenced-" + fault.label(), true, List.of(fault), out)
                             .untilAcknowledged(okTarget, maxPerRun),
+                    only,
                     fenced,
                     failures);
         }
@@ -57,6 +63,7 @@ public final class CampaignMain {
                     CampaignSettings.of("fenced-mixed", true, faults, out)
                             .mixing()
                             .untilAcknowledged(okTarget, maxPerRun),
+                    only,
                     fenced,
                     failures);
         }
@@ -65,6 +72,7 @@ public final class CampaignMain {
                 run(
                         CampaignSettings.of("control-" + fault.label(), false, List.of(fault), out)
                                 .cycles(controlCycles),
+                        only,
                         controls,
                         failures);
             }
@@ -73,6 +81,7 @@ public final class CampaignMain {
                         CampaignSettings.of("control-mixed", false, faults, out)
                                 .mixing()
                                 .cycles(controlCycles),
+                        only,
                         controls,
                         failures);
             }
@@ -93,7 +102,11 @@ public final class CampaignMain {
         System.exit(failures.isEmpty() ? 0 : 1);
     }
 
-    private static void run(CampaignSettings settings, List<RunResult> results, List<String> failures) {
+    private static void run(
+            CampaignSettings settings, List<String> only, List<RunResult> results, List<String> failures) {
+        if (!only.isEmpty() && !only.contains(settings.name())) {
+            return;
+        }
         try {
             results.add(Campaign.run(settings));
         } catch (Exception e) {

@@ -4,6 +4,7 @@ import dev.fencelock.verification.fault.FaultKind;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.stream.IntStream;
 
 /**
  * One run of the campaign.
@@ -140,6 +141,6 @@ public record CampaignSettings(
 
     /** The keys, {@code k0} to {@code k<n-1>}. */
     List<String> keyNames() {
-        return java.util.stream.IntStream.range(0, keys).mapToObj(i -> "k" + i).toList();
+        return IntStream.range(0, keys).mapToObj(i -> "k" + i).toList();
     }
 }

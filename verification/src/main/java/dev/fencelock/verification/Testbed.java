@@ -128,6 +128,11 @@ final class Testbed implements FaultTarget, AutoCloseable {
     }
 
     @Override
+    public List<Worker> workers() {
+        return List.copyOf(workers);
+    }
+
+    @Override
     public void forceRelease(String key) throws Exception {
         operator.administration()
                 .orElseThrow()
@@ -196,6 +201,16 @@ final class Testbed implements FaultTarget, AutoCloseable {
         @Override
         public void cutFromEtcd() {
             routes.forEach(ClientRoute::cut);
+        }
+
+        @Override
+        public void confineTo(EtcdMember member) {
+            routes.stream().filter(route -> route.member() != member).forEach(ClientRoute::cut);
+        }
+
+        @Override
+        public void cutFrom(EtcdMember member) {
+            routes.stream().filter(route -> route.member() == member).forEach(ClientRoute::cut);
         }
 
         @Override

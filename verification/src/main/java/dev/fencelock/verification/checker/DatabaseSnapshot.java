@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.regex.Pattern;
 
 /**
@@ -81,7 +82,7 @@ public record DatabaseSnapshot(List<CommittedWrite> writes, Map<String, Long> co
         Files.write(directory.resolve(WRITES_FILE), lines, StandardCharsets.UTF_8);
         List<String> counterLines = new ArrayList<>();
         counterLines.add("key,value");
-        new java.util.TreeMap<>(counters).forEach((key, value) -> counterLines.add(plain(key) + "," + value));
+        new TreeMap<>(counters).forEach((key, value) -> counterLines.add(plain(key) + "," + value));
         Files.write(directory.resolve(COUNTERS_FILE), counterLines, StandardCharsets.UTF_8);
     }
 

@@ -1,9 +1,11 @@
 package dev.fencelock.verification.fault;
 
 import dev.fencelock.test.etcd.EtcdCluster;
+import dev.fencelock.test.etcd.EtcdMember;
 import dev.fencelock.verification.worker.Linger;
 import io.etcd.jetcd.Client;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 
 /** What faults act on: the cluster, the workers and their routes, an operator's tools, and the fault log. */
@@ -16,6 +18,9 @@ public interface FaultTarget {
 
     /** The next worker in turn, for faults that hit one worker. */
     Worker nextWorker();
+
+    /** Every worker. */
+    List<Worker> workers();
 
     /** Deletes the current holder's key of {@code key}, as an operator would. */
     void forceRelease(String key) throws Exception;
@@ -49,7 +54,13 @@ public interface FaultTarget {
         /** Cuts every route of this worker to etcd. */
         void cutFromEtcd();
 
-        /** Restores them. */
+        /** Cuts the routes of this worker to every member but {@code member}. */
+        void confineTo(EtcdMember member);
+
+        /** Cuts the route of this worker to {@code member}. */
+        void cutFrom(EtcdMember member);
+
+        /** Restores every route. */
         void reconnectToEtcd();
 
         /** Drops the answers of the next {@code count} Txns on each route; 0 ends it. */

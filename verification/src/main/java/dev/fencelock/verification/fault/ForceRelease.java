@@ -45,11 +45,17 @@ final class ForceRelease implements Fault {
             return;
         }
         long start = System.nanoTime();
+        String outcome = "force-released";
         try {
             if (!afterRead) {
                 worker.cutFromEtcd();
             }
-            target.forceRelease(notice.get().key());
+            try {
+                target.forceRelease(notice.get().key());
+            } catch (Exception e) {
+                // In a mixed run etcd may have no quorum right now; the operator's attempt failing is part of it.
+                outcome = "failed to force-release (" + e + ")";
+            }
             target.hold(order.duration().plusMillis(200));
         } finally {
             if (!afterRead) {
@@ -58,7 +64,7 @@ final class ForceRelease implements Fault {
         }
         target.window(
                 name(),
-                "force-released " + notice.get().key() + " held by "
+                outcome + " " + notice.get().key() + " held by "
                         + notice.get().operation() + " (token "
                         + notice.get().token() + ") "
                         + (afterRead ? "after its read" : "before its first statement, holder cut from etcd"),
