@@ -1,7 +1,11 @@
 package dev.fencelock.verification;
 
+import dev.fencelock.verification.checker.CheckResult;
+import dev.fencelock.verification.checker.DatabaseSnapshot;
 import dev.fencelock.verification.checker.FaultWindow;
 import dev.fencelock.verification.checker.History;
+import dev.fencelock.verification.checker.HistoryChecker;
+import dev.fencelock.verification.checker.HistoryFiles;
 import dev.fencelock.verification.checker.Operation;
 import java.awt.BasicStroke;
 import java.awt.Color;
@@ -26,11 +30,11 @@ import org.jspecify.annotations.Nullable;
 final class TimelineChart {
 
     private static final int WIDTH = 1200;
-    private static final int HEIGHT = 460;
+    private static final int HEIGHT = 480;
     private static final int LEFT = 70;
     private static final int RIGHT = WIDTH - 20;
     private static final int TOP = 70;
-    private static final int BOTTOM = HEIGHT - 60;
+    private static final int BOTTOM = HEIGHT - 80;
     private static final Color OK = new Color(0x2ca02c);
     private static final Color FAIL = new Color(0xd62728);
     private static final Color INFO = new Color(0xff7f0e);
@@ -40,6 +44,26 @@ final class TimelineChart {
     };
 
     private TimelineChart() {}
+
+    /**
+     * Draws the picture of finished runs again from their directories alone ({@code TimelineChart <run directory>
+     * ...}), checking each again for the title.
+     */
+    public static void main(String[] args) throws IOException {
+        System.setProperty("java.awt.headless", "true");
+        for (String arg : args) {
+            Path directory = Path.of(arg);
+            History history = HistoryFiles.read(directory);
+            CheckResult check = HistoryChecker.check(history, DatabaseSnapshot.read(directory));
+            Path png = directory.resolve(directory.getFileName() + "-timeline.png");
+            render(
+                    history,
+                    directory.getFileName() + ": " + check.ok() + " ok, " + check.fail() + " fail, " + check.info()
+                            + " info, " + check.anomalies().size() + " anomalies",
+                    png);
+            System.out.println(png);
+        }
+    }
 
     static void render(History history, String title, Path png) throws IOException {
         double seconds = Math.max(1, (history.runEnd() - history.runStart()) / 1e9);
@@ -74,12 +98,12 @@ final class TimelineChart {
             g.setColor(Color.BLACK);
             g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 15));
             g.drawString(title, LEFT, 22);
-            drawFaults(g, history, seconds);
+            Map<String, Color> faultColors = drawFaults(g, history, seconds);
             drawBars(g, ok, zero, up, true, OK, null, seconds);
             drawBars(g, failed, zero, down, false, FAIL, null, seconds);
             drawBars(g, unknown, zero, down, false, INFO, failed, seconds);
             drawAxes(g, seconds, zero, up, down);
-            drawLegend(g);
+            drawLegend(g, faultColors);
         } finally {
             g.dispose();
         }
@@ -87,21 +111,30 @@ final class TimelineChart {
         ImageIO.write(image, "png", png.toFile());
     }
 
-    private static void drawFaults(Graphics2D g, History history, double seconds) {
+    /** Shades every fault window; names it above the plot where there is room, and always in the legend. */
+    private static Map<String, Color> drawFaults(Graphics2D g, History history, double seconds) {
         Map<String, Color> colors = new LinkedHashMap<>();
         g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 10));
         FontMetrics metrics = g.getFontMetrics();
-        int row = 0;
+        int[] rowEnds = {Integer.MIN_VALUE, Integer.MIN_VALUE};
         for (FaultWindow fault : history.faults()) {
             Color base = colors.computeIfAbsent(fault.name(), name -> SHADES[colors.size() % SHADES.length]);
             int x0 = x((fault.start() - history.runStart()) / 1e9, seconds);
             int x1 = Math.max(x0 + 2, x((fault.end() - history.runStart()) / 1e9, seconds));
             g.setColor(new Color(base.getRed(), base.getGreen(), base.getBlue(), 45));
             g.fillRect(x0, TOP, x1 - x0, BOTTOM - TOP);
-            g.setColor(base.darker());
-            int labelY = TOP - 8 - 12 * (row++ % 2);
-            g.drawString(fault.name(), Math.min(x0, RIGHT - metrics.stringWidth(fault.name())), labelY);
+            int width = metrics.stringWidth(fault.name());
+            int labelX = Math.min(x0, RIGHT - width);
+            for (int row = 0; row < rowEnds.length; row++) {
+                if (rowEnds[row] < labelX - 6) {
+                    g.setColor(base.darker());
+                    g.drawString(fault.name(), labelX, TOP - 8 - 12 * row);
+                    rowEnds[row] = labelX + width;
+                    break;
+                }
+            }
         }
+        return colors;
     }
 
     private static void drawBars(
@@ -139,7 +172,9 @@ final class TimelineChart {
         String bottom = Integer.toString(down);
         g.drawString(top, LEFT - 6 - metrics.stringWidth(top), TOP + 4);
         g.drawString("0", LEFT - 6 - metrics.stringWidth("0"), zero + 4);
-        g.drawString(bottom, LEFT - 6 - metrics.stringWidth(bottom), BOTTOM + 4);
+        if (BOTTOM - zero > 14) {
+            g.drawString(bottom, LEFT - 6 - metrics.stringWidth(bottom), BOTTOM + 4);
+        }
         int step = niceStep(seconds);
         for (int s = 0; s <= seconds; s += step) {
             int x = x(s, seconds);
@@ -153,21 +188,33 @@ final class TimelineChart {
         rotated.dispose();
     }
 
-    private static void drawLegend(Graphics2D g) {
+    private static void drawLegend(Graphics2D g, Map<String, Color> faultColors) {
         g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
         int x = LEFT;
-        int y = HEIGHT - 16;
+        int y = HEIGHT - 36;
         for (Object[] entry : List.of(
                 new Object[] {OK, "ok (acknowledged increments), above the axis"},
                 new Object[] {FAIL, "fail (known not applied), below"},
-                new Object[] {INFO, "info (outcome unknown), below"},
-                new Object[] {new Color(0x1f77b4, false), "shaded: fault windows, injection to heal"})) {
-            g.setColor((Color) entry[0]);
-            g.fillRect(x, y - 9, 14, 9);
-            g.setColor(Color.BLACK);
-            g.drawString((String) entry[1], x + 18, y);
-            x += g.getFontMetrics().stringWidth((String) entry[1]) + 40;
+                new Object[] {INFO, "info (outcome unknown), below"})) {
+            x = legendEntry(g, (Color) entry[0], (String) entry[1], x, y);
         }
+        x = LEFT;
+        y = HEIGHT - 16;
+        g.setColor(Color.BLACK);
+        g.drawString("fault windows, injection to heal:", x, y);
+        x += g.getFontMetrics().stringWidth("fault windows, injection to heal:") + 12;
+        for (Map.Entry<String, Color> fault : faultColors.entrySet()) {
+            Color base = fault.getValue();
+            x = legendEntry(g, new Color(base.getRed(), base.getGreen(), base.getBlue(), 90), fault.getKey(), x, y);
+        }
+    }
+
+    private static int legendEntry(Graphics2D g, Color color, String label, int x, int y) {
+        g.setColor(color);
+        g.fillRect(x, y - 9, 14, 9);
+        g.setColor(Color.BLACK);
+        g.drawString(label, x + 18, y);
+        return x + g.getFontMetrics().stringWidth(label) + 36;
     }
 
     private static int x(double second, double seconds) {
