@@ -16,6 +16,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -56,6 +57,8 @@ public final class EtcdCluster implements AutoCloseable {
     private final Builder settings;
     private final Path binary;
     private final List<EtcdMember> members = new ArrayList<>();
+    private final String clusterToken = "fencelock-" + UUID.randomUUID();
+    private @Nullable PeerNetwork network;
     private State state = State.NEW;
 
     private EtcdCluster(Builder settings, Path binary) {
@@ -127,6 +130,19 @@ public final class EtcdCluster implements AutoCloseable {
     public synchronized List<EtcdMember> members() {
         requireStarted();
         return List.copyOf(members);
+    }
+
+    /**
+     * The links between the members, to partition them.
+     *
+     * @throws IllegalStateException if the cluster was not built with {@link Builder#peerNetwork()}
+     */
+    public synchronized PeerNetwork peerNetwork() {
+        requireStarted();
+        if (network == null) {
+            throw new IllegalStateException("this cluster was built without Builder.peerNetwork()");
+        }
+        return network;
     }
 
     /**
@@ -210,6 +226,10 @@ public final class EtcdCluster implements AutoCloseable {
         }
         stopTogether(others, failures);
         stopTogether(leaders, failures);
+        PeerNetwork links = network;
+        if (links != null) {
+            collectFailure(failures, links::close);
+        }
         for (EtcdMember member : members) {
             collectFailure(failures, () -> deleteDirectory(member.directory()));
         }
@@ -256,7 +276,10 @@ public final class EtcdCluster implements AutoCloseable {
     private void createMembers() {
         int count = settings.members;
         int[] ports = LoopbackPorts.reserve(2 * count);
-        String token = "fencelock-" + UUID.randomUUID();
+        int[] peerPorts = IntStream.range(0, count).map(i -> ports[2 * i + 1]).toArray();
+        PeerNetwork links = settings.peerNetwork ? PeerNetwork.start(peerPorts) : null;
+        network = links;
+        int[] advertisedPeerPorts = links == null ? peerPorts : links.advertisedPorts();
         List<String> names = new ArrayList<>();
         StringBuilder initialCluster = new StringBuilder();
         for (int i = 0; i < count; i++) {
@@ -265,19 +288,22 @@ public final class EtcdCluster implements AutoCloseable {
                     .append(i == 0 ? "" : ",")
                     .append(names.get(i))
                     .append("=http://127.0.0.1:")
-                    .append(ports[2 * i + 1]);
+                    .append(advertisedPeerPorts[i]);
         }
         for (int i = 0; i < count; i++) {
             Path directory = createDirectory(names.get(i));
-            List<String> command =
-                    command(names.get(i), ports[2 * i], ports[2 * i + 1], directory, initialCluster, token);
+            List<String> command = command(
+                    names.get(i), ports[2 * i], ports[2 * i + 1], advertisedPeerPorts[i], directory, initialCluster);
             members.add(new EtcdMember(
                     names.get(i), ports[2 * i], ports[2 * i + 1], directory, command, settings.startTimeout));
+        }
+        if (links != null) {
+            links.attach(members);
         }
     }
 
     private List<String> command(
-            String name, int clientPort, int peerPort, Path directory, CharSequence initialCluster, String token) {
+            String name, int clientPort, int peerPort, int advertisedPort, Path directory, CharSequence cluster) {
         String clientUrl = "http://127.0.0.1:" + clientPort;
         String peerUrl = "http://127.0.0.1:" + peerPort;
         List<String> command = new ArrayList<>(List.of(
@@ -287,11 +313,12 @@ public final class EtcdCluster implements AutoCloseable {
                 "--listen-client-urls=" + clientUrl,
                 "--advertise-client-urls=" + clientUrl,
                 "--listen-peer-urls=" + peerUrl,
-                "--initial-advertise-peer-urls=" + peerUrl,
-                "--initial-cluster=" + initialCluster,
+                // The peer network's proxy when there is one, so that other members reach this one through it.
+                "--initial-advertise-peer-urls=http://127.0.0.1:" + advertisedPort,
+                "--initial-cluster=" + cluster,
                 // Ignored by etcd once the data directory exists, so restart() can reuse this command line as is.
                 "--initial-cluster-state=new",
-                "--initial-cluster-token=" + token,
+                "--initial-cluster-token=" + clusterToken,
                 "--heartbeat-interval=" + settings.heartbeatInterval.toMillis(),
                 "--election-timeout=" + settings.electionTimeout.toMillis(),
                 "--logger=zap",
@@ -385,6 +412,7 @@ public final class EtcdCluster implements AutoCloseable {
         private Duration electionTimeout = Duration.ofMillis(1000);
         private Duration startTimeout = Duration.ofSeconds(20);
         private final List<String> extraArguments = new ArrayList<>();
+        private boolean peerNetwork;
 
         private Builder() {}
 
@@ -421,6 +449,12 @@ public final class EtcdCluster implements AutoCloseable {
             return this;
         }
 
+        /** Routes traffic between members through proxies, so that {@link EtcdCluster#peerNetwork()} can cut it. */
+        public Builder peerNetwork() {
+            this.peerNetwork = true;
+            return this;
+        }
+
         /** Further etcd flags for every member, for example {@code --auto-compaction-retention=1}. */
         public Builder extraArgument(String argument) {
             extraArguments.add(argument);
@@ -449,6 +483,7 @@ public final class EtcdCluster implements AutoCloseable {
             copy.electionTimeout = electionTimeout;
             copy.startTimeout = startTimeout;
             copy.extraArguments.addAll(extraArguments);
+            copy.peerNetwork = peerNetwork;
             return copy;
         }
 

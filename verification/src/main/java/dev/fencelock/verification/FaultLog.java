@@ -1,0 +1,78 @@
+package dev.fencelock.verification;
+
+import dev.fencelock.verification.checker.HistoryFiles;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The orchestrator's own record of a run, beside the workers' histories: when the workload started and ended, and
+ * every fault window. Times are {@code System.nanoTime()}, comparable with the workers' on one machine.
+ */
+final class FaultLog implements AutoCloseable {
+
+    private final BufferedWriter out;
+    private final List<String> windows = new ArrayList<>();
+
+    FaultLog(Path runDirectory) throws IOException {
+        this.out = Files.newBufferedWriter(runDirectory.resolve(HistoryFiles.FAULTS_FILE), StandardCharsets.UTF_8);
+    }
+
+    void runStart() {
+        line("{\"type\":\"run-start\",\"t\":" + System.nanoTime() + "}");
+    }
+
+    void runEnd() {
+        line("{\"type\":\"run-end\",\"t\":" + System.nanoTime() + "}");
+    }
+
+    /** Records a fault that began at {@code start} and was healed at {@code end}. */
+    void window(String name, String detail, long start, long end) {
+        line("{\"type\":\"fault\",\"name\":" + quote(name) + ",\"detail\":" + quote(detail) + ",\"start\":" + start
+                + ",\"end\":" + end + "}");
+        synchronized (windows) {
+            windows.add(name + ": " + detail + " (" + (end - start) / 1_000_000 + " ms)");
+        }
+    }
+
+    /** The windows so far, in words, for the orchestrator's log. */
+    List<String> describe() {
+        synchronized (windows) {
+            return List.copyOf(windows);
+        }
+    }
+
+    private synchronized void line(String json) {
+        try {
+            out.write(json);
+            out.newLine();
+            out.flush();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static String quote(String text) {
+        StringBuilder quoted = new StringBuilder("\"");
+        for (char c : text.toCharArray()) {
+            if (c == '"' || c == '\\') {
+                quoted.append('\\').append(c);
+            } else if (c < 0x20) {
+                quoted.append(String.format("\\u%04x", (int) c));
+            } else {
+                quoted.append(c);
+            }
+        }
+        return quoted.append('"').toString();
+    }
+
+    @Override
+    public synchronized void close() throws IOException {
+        out.close();
+    }
+}

@@ -1,0 +1,226 @@
+package dev.fencelock.verification;
+
+import dev.fencelock.LockClient;
+import dev.fencelock.ResourceName;
+import dev.fencelock.etcd.EtcdLockBackend;
+import dev.fencelock.test.etcd.EtcdCluster;
+import dev.fencelock.test.etcd.EtcdMember;
+import dev.fencelock.verification.fault.FaultTarget;
+import dev.fencelock.verification.worker.Linger;
+import dev.fencelock.verification.worker.RunTables;
+import dev.fencelock.verification.worker.WorkerConfig;
+import io.etcd.jetcd.Client;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A running run: the cluster, one route per worker and member, the worker processes, and an operator's lock
+ * client. Closing it stops the workers (killing those that do not stop) and closes the routes.
+ */
+final class Testbed implements FaultTarget, AutoCloseable {
+
+    private final EtcdCluster cluster;
+    private final CampaignSettings settings;
+    private final FaultLog log;
+    private final List<ClientRoute> routes = new ArrayList<>();
+    private final List<TestbedWorker> workers = new ArrayList<>();
+    private final LockClient operator;
+    private int nextWorker;
+
+    private Testbed(EtcdCluster cluster, CampaignSettings settings, FaultLog log, LockClient operator) {
+        this.cluster = cluster;
+        this.settings = settings;
+        this.log = log;
+        this.operator = operator;
+    }
+
+    /** Opens the routes and an operator client, and launches the workers; they start working at once. */
+    static Testbed start(
+            EtcdCluster cluster, CampaignSettings settings, RunTables tables, String namespace, Path dir, FaultLog log)
+            throws Exception {
+        LockClient operator = LockClient.builder(EtcdLockBackend.builder()
+                        .endpoints(cluster.endpoints())
+                        .namespace(namespace)
+                        .instanceId("operator")
+                        .build())
+                .build();
+        Testbed testbed = new Testbed(cluster, settings, log, operator);
+        try {
+            for (int w = 1; w <= settings.workers(); w++) {
+                String id = "w" + w;
+                List<ClientRoute> own = new ArrayList<>();
+                for (EtcdMember member : cluster.members()) {
+                    own.add(ClientRoute.open(member, settings.needsGrpcHop()));
+                }
+                testbed.routes.addAll(own);
+                WorkerConfig config = new WorkerConfig(
+                        id,
+                        own.stream().map(ClientRoute::endpoint).toList(),
+                        namespace,
+                        settings.keyNames(),
+                        settings.threadsPerWorker(),
+                        settings.leaseTtl(),
+                        settings.waitTimeout(),
+                        settings.thinkMax(),
+                        settings.fenced(),
+                        RunDatabase.url(),
+                        RunDatabase.USER,
+                        RunDatabase.USER,
+                        tables,
+                        dir.resolve("history-" + id + ".jsonl"),
+                        settings.seed() * 1_000 + w);
+                WorkerProcess process = WorkerProcess.launch(
+                        config, dir.resolve("worker-" + id + ".properties"), dir.resolve("worker-" + id + ".log"));
+                testbed.workers.add(new TestbedWorker(process, own));
+            }
+            for (TestbedWorker worker : testbed.workers) {
+                worker.process.awaitReady(Duration.ofSeconds(60));
+            }
+            return testbed;
+        } catch (Exception | Error e) {
+            testbed.close();
+            throw e;
+        }
+    }
+
+    /** Acknowledged increments so far, summed over the workers' last reports. */
+    long acknowledged() {
+        return workers.stream()
+                .mapToLong(worker -> worker.process.acknowledged())
+                .sum();
+    }
+
+    /** Waits until every member reports healthy again after a fault. */
+    void awaitClusterHealthy(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        for (EtcdMember member : cluster.members()) {
+            member.awaitHealthy(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+        }
+    }
+
+    /** Tells every worker to stop and waits for them (killing any that do not stop in time). */
+    void stopWorkers() throws InterruptedException {
+        for (TestbedWorker worker : workers) {
+            worker.process.resume();
+        }
+        for (TestbedWorker worker : workers) {
+            worker.process.stop(Duration.ofSeconds(40));
+        }
+    }
+
+    @Override
+    public EtcdCluster cluster() {
+        return cluster;
+    }
+
+    @Override
+    public Duration leaseTtl() {
+        return settings.leaseTtl();
+    }
+
+    @Override
+    public synchronized Worker nextWorker() {
+        return workers.get(nextWorker++ % workers.size());
+    }
+
+    @Override
+    public List<Worker> workers() {
+        return List.copyOf(workers);
+    }
+
+    @Override
+    public void forceRelease(String key) throws Exception {
+        operator.administration()
+                .orElseThrow()
+                .forceRelease(ResourceName.of(key, ResourceName.DEFAULT_MAX_LENGTH))
+                .get(10, TimeUnit.SECONDS);
+    }
+
+    @Override
+    public Client etcd() {
+        return ((EtcdLockBackend) operator.backend()).client();
+    }
+
+    @Override
+    public void window(String name, String detail, long start, long end) {
+        log.window(name, detail, start, end);
+    }
+
+    @Override
+    public void hold(Duration duration) throws InterruptedException {
+        Thread.sleep(duration.toMillis());
+    }
+
+    @Override
+    public void close() {
+        workers.forEach(worker -> worker.process.close());
+        routes.forEach(ClientRoute::close);
+        operator.close();
+    }
+
+    /** A worker process with its routes, as faults see it. */
+    private static final class TestbedWorker implements Worker {
+
+        private final WorkerProcess process;
+        private final List<ClientRoute> routes;
+
+        TestbedWorker(WorkerProcess process, List<ClientRoute> routes) {
+            this.process = process;
+            this.routes = List.copyOf(routes);
+        }
+
+        @Override
+        public String id() {
+            return process.id();
+        }
+
+        @Override
+        public void linger(Linger order) {
+            process.linger(order);
+        }
+
+        @Override
+        public Optional<LingerNotice> awaitLingering(Duration timeout) throws InterruptedException {
+            return process.awaitLingering(timeout);
+        }
+
+        @Override
+        public void pause() {
+            process.pause();
+        }
+
+        @Override
+        public void resume() {
+            process.resume();
+        }
+
+        @Override
+        public void cutFromEtcd() {
+            routes.forEach(ClientRoute::cut);
+        }
+
+        @Override
+        public void confineTo(EtcdMember member) {
+            routes.stream().filter(route -> route.member() != member).forEach(ClientRoute::cut);
+        }
+
+        @Override
+        public void cutFrom(EtcdMember member) {
+            routes.stream().filter(route -> route.member() == member).forEach(ClientRoute::cut);
+        }
+
+        @Override
+        public void reconnectToEtcd() {
+            routes.forEach(ClientRoute::restore);
+        }
+
+        @Override
+        public void dropTxnAnswers(int count) {
+            routes.forEach(route -> route.dropTxnAnswers(count));
+        }
+    }
+}

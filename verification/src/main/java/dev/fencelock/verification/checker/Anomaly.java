@@ -1,0 +1,36 @@
+package dev.fencelock.verification.checker;
+
+/**
+ * A violation of what a fenced counter must guarantee.
+ *
+ * @param kind what was violated
+ * @param key the counter concerned
+ * @param operationId the operation that shows it
+ * @param detail the evidence, in words
+ */
+public record Anomaly(Kind kind, String key, String operationId, String detail) {
+
+    /** The checks, named after what their failure means. */
+    public enum Kind {
+        /** An acknowledged increment has no row in the history table. */
+        LOST_ACKNOWLEDGED,
+        /** One operation has more than one row. */
+        APPLIED_TWICE,
+        /** An operation reported as failed has a row. */
+        FAILED_BUT_APPLIED,
+        /** A row names an operation no worker invoked. */
+        UNKNOWN_WRITE,
+        /** A row disagrees with what its worker acknowledged (token, value read or written). */
+        ACK_DIFFERS,
+        /** A counter differs from the number of committed increments. */
+        COUNTER_MISMATCH,
+        /** A committed write did not read what the previous committed write of its key produced. */
+        LOST_UPDATE,
+        /** A committed write did not write what it read plus one. */
+        BAD_INCREMENT,
+        /** A committed write carried a smaller token than the one committed before it. */
+        TOKEN_REGRESSION,
+        /** By the workers' clocks alone, two committed critical sections of one key certainly overlapped. */
+        INTERLEAVED
+    }
+}

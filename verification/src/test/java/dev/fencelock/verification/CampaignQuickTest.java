@@ -1,0 +1,73 @@
+package dev.fencelock.verification;
+
+import static dev.fencelock.verification.fault.FaultKind.FORCE_RELEASE;
+import static dev.fencelock.verification.fault.FaultKind.LEADER_KILL;
+import static dev.fencelock.verification.fault.FaultKind.MINORITY_PARTITION;
+import static dev.fencelock.verification.fault.FaultKind.ZOMBIE;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencelock.verification.checker.Anomaly;
+import dev.fencelock.verification.checker.CheckResult;
+import dev.fencelock.verification.checker.DatabaseSnapshot;
+import dev.fencelock.verification.checker.HistoryChecker;
+import dev.fencelock.verification.checker.HistoryFiles;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The campaign's quick mode, part of every build: a short fenced run under a zombie, a leader kill and a minority
+ * partition must be free of anomalies, and the same workload with the database guard off must lose an update under
+ * each of a zombie, a minority partition and a force-release, which is the evidence that the faults bite and the
+ * checker can fail. Results stay in {@code target/verification-quick}.
+ */
+class CampaignQuickTest {
+
+    private static final Path OUT = Path.of("target", "verification-quick");
+
+    private static final Pattern OPERATION = Pattern.compile("w\\d+-\\d+-\\d+");
+
+    @Test
+    void aFencedRunUnderAZombieALeaderKillAndAPartitionHasNoAnomalies() throws Exception {
+        RunResult run = Campaign.run(
+                CampaignSettings.of("quick-fenced", true, List.of(ZOMBIE, LEADER_KILL, MINORITY_PARTITION), OUT));
+
+        assertThat(run.check().anomalies())
+                .as("anomalies with the guard on; see " + run.directory().resolve("result.md"))
+                .isEmpty();
+        assertThat(run.check().ok()).isPositive();
+        assertThat(run.check().recoveries()).hasSize(3);
+        assertThat(run.check().problems()).isEmpty();
+        assertThat(Files.size(run.chart())).isPositive();
+    }
+
+    @Test
+    void theSameWorkloadWithoutTheGuardLosesUpdatesUnderEachFault() throws Exception {
+        RunResult run = Campaign.run(
+                CampaignSettings.of("quick-control", false, List.of(ZOMBIE, MINORITY_PARTITION, FORCE_RELEASE), OUT));
+
+        assertThat(run.check().anomalyCounts())
+                .as("the control run must catch the stale writers; see "
+                        + run.directory().resolve("result.md"))
+                .containsKey(Anomaly.Kind.LOST_UPDATE);
+        // Each fault names the operation it caught inside its critical section; each of them wrote stale data.
+        Set<String> anomalous = run.check().anomalies().stream()
+                .filter(anomaly -> anomaly.kind() == Anomaly.Kind.LOST_UPDATE)
+                .map(Anomaly::operationId)
+                .collect(Collectors.toSet());
+        assertThat(run.check().recoveries()).hasSize(3).allSatisfy(recovery -> {
+            Matcher operation = OPERATION.matcher(recovery.fault().detail());
+            assertThat(operation.find()).as(recovery.fault().detail()).isTrue();
+            assertThat(anomalous).as(recovery.fault().detail()).contains(operation.group());
+        });
+        // The verdict stands on the run's files alone, the database rows included.
+        CheckResult again =
+                HistoryChecker.check(HistoryFiles.read(run.directory()), DatabaseSnapshot.read(run.directory()));
+        assertThat(again.anomalies()).isEqualTo(run.check().anomalies());
+    }
+}
