@@ -247,8 +247,16 @@ final class AcquireAttempt implements QueueWaiter {
 
     private void onPut(SessionLease session, PutBatch.PutOutcome outcome) {
         if (this.result.isDone()) {
-            // Answered after the attempt ended: its clean-up (abandon) already owns the key. Joining the
+            // Answered after the attempt ended. Its clean-up may have run before this answer told it the
+            // key's revision, so delete the key here (guarded; a second delete is harmless). Joining the
             // queue's watch now would subscribe an attempt that nothing unsubscribes any more.
+            KeyValue existing = outcome.existing();
+            long revision = outcome.created()
+                    ? outcome.revision()
+                    : (existing != null && existing.getLease() == session.leaseId) ? existing.getCreateRevision() : 0;
+            if (revision != 0 && !this.with.held().containsKey(this.key)) {
+                this.with.deletes().deleteInBackground(this.key, revision, session);
+            }
             return;
         }
         long revision;
