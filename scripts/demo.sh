@@ -163,7 +163,9 @@ start_links
 echo "A reaches etcd through $LINKS (socat pids$LINK_PIDS)"
 PID_A=$(start_instance a "$PORT_A" "$LINKS")
 # Only A creates the tables: two concurrent CREATE TABLE IF NOT EXISTS can collide in PostgreSQL.
-PID_B=$(start_instance b "$PORT_B" "$ENDPOINTS" --spring.sql.init.mode=never)
+# Force-release is off by default (the endpoint is read-only); the operator uses B's, so only B permits it.
+PID_B=$(start_instance b "$PORT_B" "$ENDPOINTS" --spring.sql.init.mode=never \
+  --management.endpoint.fencelock.access=unrestricted)
 echo "A pid $PID_A, B pid $PID_B"
 await_health "$PORT_A" a
 await_health "$PORT_B" b
