@@ -267,6 +267,11 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
     }
 
     @Override
+    public CompletableFuture<Long> currentRevision() {
+        return this.administration.currentRevision();
+    }
+
+    @Override
     public CompletableFuture<List<QueueEntry>> queue(ResourceName resource) {
         return this.administration.queue(resource);
     }
