@@ -5,9 +5,7 @@ import dev.fencelock.etcd.EtcdLockBackend;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -66,15 +64,17 @@ final class EtcdNamespaceCheck implements SmartInitializingSingleton {
 
     /** The etcd backends of this application: beans, and those behind client beans. */
     private List<EtcdLockBackend> backends() {
-        Set<EtcdLockBackend> found = Collections.newSetFromMap(new IdentityHashMap<>());
-        found.addAll(this.beanFactory.getBeansOfType(EtcdLockBackend.class).values());
+        // In bean order, each backend once (two client beans may share one).
+        List<EtcdLockBackend> found = new ArrayList<>(
+                this.beanFactory.getBeansOfType(EtcdLockBackend.class).values());
         for (LockClient client :
                 this.beanFactory.getBeansOfType(LockClient.class).values()) {
-            if (client.backend() instanceof EtcdLockBackend backend) {
+            if (client.backend() instanceof EtcdLockBackend backend
+                    && found.stream().noneMatch(known -> known == backend)) {
                 found.add(backend);
             }
         }
-        return new ArrayList<>(found);
+        return found;
     }
 
     private List<String> registered(EtcdLockBackend backend) {

@@ -105,7 +105,7 @@ class EtcdNamespaceCheckTests {
                             .filter(Objects::nonNull)
                             .findFirst()
                             .orElseThrow(() -> new AssertionError("no analysis for " + failure));
-                    assertThat(analysis.getDescription()).contains("'/payments/refunds' and '/payments'");
+                    assertThat(analysis.getDescription()).contains("'/payments' and '/payments/refunds'");
                     assertThat(analysis.getAction()).contains("fencelock.namespace");
                 });
     }
