@@ -164,8 +164,11 @@ public final class FenceGuard {
         return (highest != null) ? highest : 0;
     }
 
-    /** The fence row key of {@code resource}: the resource itself, or {@code <scope>␟<resource>}. */
-    String rowKey(String resource) {
+    /**
+     * The fence row key of {@code resource}: the resource itself, or {@code <scope>␟<resource>}
+     * (U+001F between them) with a scope; for operators' and tests' own queries of the table.
+     */
+    public String rowKey(String resource) {
         return (this.scope != null) ? this.scope + SCOPE_SEPARATOR + resource : resource;
     }
 
