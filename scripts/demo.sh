@@ -29,6 +29,9 @@ REQUESTS=40
 INITIAL_STOCK=100
 SKU="demo-$(date +%s)"
 RESOURCE="stock:$SKU"
+# Every run starts a new etcd cluster, whose revisions (the tokens) start afresh, while PostgreSQL keeps
+# the fence rows of earlier runs: like any two clusters sharing a fence table, each run gets its own scope.
+FENCE_SCOPE="demo-cluster-$(date +%s)"
 JAR="$ROOT/sample-app/target/sample-app-0.1.0-SNAPSHOT.jar"
 export PGPASSWORD=fencelock
 PSQL=(psql -h 127.0.0.1 -U fencelock -d fencelock -v ON_ERROR_STOP=1 -tAq)
@@ -85,7 +88,8 @@ reserve() { # port quantity holdMillis
 }
 
 fence_token() {
-  "${PSQL[@]}" -c "SELECT token FROM fencelock_fence WHERE resource = '$RESOURCE'"
+  # A scoped fence row is keyed <scope>, U+001F, <resource>.
+  "${PSQL[@]}" -c "SELECT token FROM fencelock_fence WHERE resource = '$FENCE_SCOPE' || chr(31) || '$RESOURCE'"
 }
 
 # Prints the fence row's token once it is larger than $1 (bounded, 5 s): A has read the stock under
@@ -141,6 +145,7 @@ start_instance() { # name port endpoints extra-args...
     --spring.datasource.url=jdbc:postgresql://127.0.0.1:5432/fencelock \
     --spring.datasource.username=fencelock --spring.datasource.password=fencelock \
     --fencelock.etcd.endpoints="$endpoints" --fencelock.lease-ttl="${LEASE_TTL_SECONDS}s" \
+    --fencelock.fencing.scope="$FENCE_SCOPE" \
     --inventory.lock-wait-timeout=30s "$@" >"$WORK/instance-$name.log" 2>&1 &
   echo $!
 }
@@ -163,7 +168,9 @@ start_links
 echo "A reaches etcd through $LINKS (socat pids$LINK_PIDS)"
 PID_A=$(start_instance a "$PORT_A" "$LINKS")
 # Only A creates the tables: two concurrent CREATE TABLE IF NOT EXISTS can collide in PostgreSQL.
-PID_B=$(start_instance b "$PORT_B" "$ENDPOINTS" --spring.sql.init.mode=never)
+# Force-release is off by default (the endpoint is read-only); the operator uses B's, so only B permits it.
+PID_B=$(start_instance b "$PORT_B" "$ENDPOINTS" --spring.sql.init.mode=never \
+  --management.endpoint.fencelock.access=unrestricted)
 echo "A pid $PID_A, B pid $PID_B"
 await_health "$PORT_A" a
 await_health "$PORT_B" b

@@ -5,6 +5,7 @@ import dev.fencelock.LockEventListener;
 import dev.fencelock.LockLease;
 import dev.fencelock.LockLostException;
 import dev.fencelock.ResourceName;
+import dev.fencelock.spi.QueueEntry;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -67,19 +68,66 @@ public final class LockAuditLog implements LockEventListener {
     }
 
     /**
-     * Records that an operator of this instance force-released the holder of {@code resource};
-     * {@code holder} is the holder record that was removed (which instance held it).
+     * Records one force-release request served by this instance: who asked ({@code principal}),
+     * for which resource, and how it ended. {@code removed} is the holder whose key was deleted
+     * (which instance held it, with which lease and token), absent for every outcome but {@link
+     * ForceReleaseOutcome#RELEASED}. {@code late} marks the line that reports a delete whose
+     * result arrived after the request had already been answered with {@link
+     * ForceReleaseOutcome#TIMED_OUT}.
      */
-    public void forceReleased(String resource, long leaseId, long token, String holder) {
+    public void forceRelease(
+            ForceReleaseOutcome outcome,
+            String resource,
+            @Nullable QueueEntry removed,
+            String principal,
+            boolean late,
+            @Nullable String detail) {
         if (audit.isInfoEnabled()) {
             audit.info(
-                    "event=force-release outcome=released resource=\"{}\" leaseId={} token={} holder=\"{}\""
-                            + " instance=\"{}\"",
+                    "event=force-release outcome={} resource=\"{}\" leaseId={} token={} holder=\"{}\" principal=\"{}\""
+                            + " instance=\"{}\"{}{}",
+                    outcome.value(),
                     quoteSafe(resource),
-                    leaseId,
-                    token,
-                    quoteSafe(holder),
-                    quoteSafe(this.instanceId));
+                    (removed != null) ? removed.leaseId() : 0,
+                    (removed != null) ? removed.fencingToken() : 0,
+                    (removed != null) ? quoteSafe(removed.holder()) : "",
+                    quoteSafe(principal),
+                    quoteSafe(this.instanceId),
+                    late ? " late=true" : "",
+                    (detail != null) ? " detail=\"" + quoteSafe(detail) + "\"" : "");
+        }
+    }
+
+    /** How a force-release request ended, as the {@code outcome} of its audit line says. */
+    public enum ForceReleaseOutcome {
+
+        /** The holder's key was deleted. */
+        RELEASED("released"),
+
+        /** Nobody held the lock: nothing was deleted. */
+        NONE("none"),
+
+        /** Force-release is not permitted on this instance: nothing was sent to the store. */
+        REFUSED("refused"),
+
+        /**
+         * The store did not answer in time; the delete may still commit. A later line with {@code
+         * late=true} reports what it did.
+         */
+        TIMED_OUT("timed-out"),
+
+        /** The store failed the request; whether the key was deleted is not known. */
+        UNKNOWN("unknown");
+
+        private final String value;
+
+        ForceReleaseOutcome(String value) {
+            this.value = value;
+        }
+
+        /** The outcome as written into the audit line. */
+        public String value() {
+            return this.value;
         }
     }
 

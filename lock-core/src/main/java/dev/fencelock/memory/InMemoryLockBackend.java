@@ -181,6 +181,11 @@ public final class InMemoryLockBackend implements LockBackend, LockAdministratio
     }
 
     @Override
+    public CompletableFuture<Long> currentRevision() {
+        return CompletableFuture.completedFuture(this.store.currentRevision());
+    }
+
+    @Override
     public CompletableFuture<List<QueueEntry>> queue(ResourceName resource) {
         List<QueueEntry> entries = new ArrayList<>();
         for (InMemoryLockStore.Key key : this.store.entriesOf(resource.value())) {

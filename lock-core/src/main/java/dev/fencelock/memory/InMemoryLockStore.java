@@ -38,6 +38,11 @@ public final class InMemoryLockStore implements AutoCloseable {
 
     private final Map<Long, Lease> leases = new HashMap<>();
 
+    /** The revision of the last change: every token issued so far is at most this. */
+    synchronized long currentRevision() {
+        return this.revision;
+    }
+
     /** A key as stored: one acquisition (held or waiting) of a resource. */
     static final class Key {
 

@@ -38,6 +38,17 @@ public interface LockAdministration {
      */
     CompletableFuture<Optional<QueueEntry>> forceRelease(ResourceName resource);
 
+    /**
+     * The store's current revision, read linearizably: every fencing token issued so far is at most
+     * this, and every token issued later is larger. A fence table holding a larger token means the
+     * store went back in time (etcd restored from a snapshot). Stores that cannot say fail the
+     * future with {@link UnsupportedOperationException}.
+     */
+    default CompletableFuture<Long> currentRevision() {
+        return CompletableFuture.failedFuture(
+                new UnsupportedOperationException("This lock store does not report its current revision"));
+    }
+
     /** The usual instance id: {@code host:pid}. */
     static String defaultInstanceId() {
         String host;

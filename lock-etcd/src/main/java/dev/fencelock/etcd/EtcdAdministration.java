@@ -85,6 +85,20 @@ final class EtcdAdministration {
         });
     }
 
+    /** etcd's revision as a linearizable read reports it: at least every create revision, so every token, so far. */
+    CompletableFuture<Long> currentRevision() {
+        return this.calls
+                .timed(
+                        this.calls
+                                .client()
+                                .getKVClient()
+                                .get(
+                                        EtcdCalls.bytes(this.keys.namespace() + "/health"),
+                                        GetOption.builder().withCountOnly(true).build()),
+                        "reading the current revision")
+                .thenApply(response -> response.getHeader().getRevision());
+    }
+
     /** The session leases as plain values, for health details that every JSON mapper renders alike. */
     private List<Map<String, Object>> sessionDetails() {
         List<Map<String, Object>> leases = new ArrayList<>();

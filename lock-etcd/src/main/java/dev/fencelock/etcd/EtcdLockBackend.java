@@ -48,7 +48,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * SessionLeases} (leases, keep-alives, local deadline), {@link ResourceWatch} and {@link
  * QueueMirror} (the shared watch and the queue it mirrors), {@link HeldKeysWatch} (a holder
  * learns that its key was deleted), {@link EtcdFailures} (what a failure says about a write),
- * {@link EtcdAdministration} (health, queue, force-release).
+ * {@link EtcdAdministration} (health, queue, force-release), {@link NamespaceRegistry} (namespaces
+ * never nest).
  */
 public final class EtcdLockBackend implements LockBackend, LockAdministration {
 
@@ -127,6 +128,23 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
     /** The namespace all keys of this backend live under. */
     public String namespace() {
         return this.keys.namespace();
+    }
+
+    /**
+     * Records this backend's namespace in the cluster's namespace registry (keys under {@code
+     * fencelock-namespaces/}) and completes with the registered namespaces that nest with it, such
+     * as {@code /fencelock} for {@code /fencelock/orders}: their keys would overlap (a key of {@code
+     * /fencelock/locks/x} is one of resource {@code x} of {@code /fencelock}), so such an
+     * application must not start. Empty when there is no conflict. Needs read access to the prefix
+     * {@code fencelock-namespaces/} and write access to this namespace's key in it.
+     */
+    public CompletableFuture<List<String>> registerNamespace() {
+        return new NamespaceRegistry(this.calls, this.keys.namespace()).register();
+    }
+
+    /** Whether one namespace lies inside the other ({@code /a} and {@code /a/b}, not {@code /a} and {@code /ab}). */
+    public static boolean isNested(String namespace, String other) {
+        return NamespaceRegistry.isNested(namespace, other);
     }
 
     /** The configured endpoints. */
@@ -264,6 +282,11 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
     @Override
     public CompletableFuture<BackendHealth> health(Duration timeout) {
         return this.administration.health(timeout);
+    }
+
+    @Override
+    public CompletableFuture<Long> currentRevision() {
+        return this.administration.currentRevision();
     }
 
     @Override

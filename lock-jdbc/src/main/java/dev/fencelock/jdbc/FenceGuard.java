@@ -27,17 +27,32 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  *
  * <p>One guard serves one database (its dialect is detected once, from the first connection).
+ *
+ * <p><b>Scopes.</b> Tokens are etcd revisions, comparable only within one etcd cluster. When
+ * several clusters (or namespaces) share one fence table, give each its own {@linkplain
+ * Builder#scope scope}: its rows are keyed {@code <scope>␟<resource>} (U+001F, a character no
+ * resource name may contain), so a token is never compared with another cluster's. Without a
+ * scope, rows are keyed by the bare resource, as before scopes existed.
  */
 public final class FenceGuard {
 
+    /** Separates the scope from the resource in a row key; resource names never contain it. */
+    static final char SCOPE_SEPARATOR = '\u001F';
+
     private final FenceTable table;
+
+    private final @Nullable String scope;
+
+    private final boolean scopeRollout;
 
     private final @Nullable FenceDialect configuredDialect;
 
     private volatile @Nullable FenceDialect detectedDialect;
 
-    private FenceGuard(FenceTable table, @Nullable FenceDialect dialect) {
+    private FenceGuard(FenceTable table, @Nullable String scope, boolean scopeRollout, @Nullable FenceDialect dialect) {
         this.table = table;
+        this.scope = scope;
+        this.scopeRollout = scopeRollout;
         this.configuredDialect = dialect;
     }
 
@@ -54,6 +69,11 @@ public final class FenceGuard {
     /** The table this guard writes fences to. */
     public FenceTable table() {
         return this.table;
+    }
+
+    /** The scope of this guard's rows, if it has one. */
+    public @Nullable String scope() {
+        return this.scope;
     }
 
     /**
@@ -89,14 +109,30 @@ public final class FenceGuard {
                             + " refused the write with fencing token " + fence.token()
                             + " before it reached the database. Roll back and acquire the lock again.");
         }
+        if (resource.indexOf(SCOPE_SEPARATOR) >= 0) {
+            throw new InvalidLockKeyException("Lock resource '" + preview(resource)
+                    + "' contains U+001F, which separates a fence row's scope from its resource; nothing was written.");
+        }
+        String key = rowKey(resource);
         // Code points first, so an over-long resource fails before the connection is even asked.
-        checkLength(resource, resource.codePointCount(0, resource.length()));
+        checkLength(resource, key.codePointCount(0, key.length()));
         FenceDialect dialect = dialect(connection);
-        checkLength(resource, dialect.length(resource));
+        checkLength(resource, dialect.length(key));
+        boolean readOnlyHint = (readOnly != null) ? readOnly : connection.isReadOnly();
+        boolean rowLocked = true;
+        if (this.scopeRollout) {
+            // The unscoped row first, always in this order, so two scoped guards never wait on each other in a cycle.
+            rowLocked = advance(connection, dialect, resource, resource, fence.token(), readOnlyHint);
+        }
+        return advance(connection, dialect, resource, key, fence.token(), readOnlyHint) && rowLocked;
+    }
+
+    private boolean advance(
+            Connection connection, FenceDialect dialect, String resource, String key, long token, boolean readOnly)
+            throws SQLException {
         FenceDialect.Verdict verdict;
         try {
-            boolean readOnlyHint = (readOnly != null) ? readOnly : connection.isReadOnly();
-            verdict = dialect.present(connection, this.table, resource, fence.token(), readOnlyHint);
+            verdict = dialect.present(connection, this.table, key, token, readOnly);
         } catch (SQLException ex) {
             if (dialect.isMissingTable(ex)) {
                 throw missingTable(dialect, ex);
@@ -104,10 +140,36 @@ public final class FenceGuard {
             throw ex;
         }
         if (!verdict.accepted()) {
-            throw new FencingTokenRejectedException(
-                    resource, fence.token(), rejection(resource, fence.token(), verdict));
+            throw new FencingTokenRejectedException(resource, token, rejection(resource, token, verdict));
         }
         return verdict.rowLocked();
+    }
+
+    /**
+     * The highest token this guard's scope has accepted in {@code connection}'s database, 0 when it
+     * has none: no token of this scope's lock store may be lower than it and still be accepted.
+     */
+    public long highestToken(Connection connection) throws SQLException {
+        String sql;
+        String pattern;
+        if (this.scope != null) {
+            // '!' escapes the scope's own LIKE wildcards; it needs no escaping in any dialect's string literal.
+            sql = "SELECT MAX(token) FROM " + this.table + " WHERE resource LIKE ? ESCAPE '!'";
+            pattern = this.scope.replace("!", "!!").replace("%", "!%").replace("_", "!_") + SCOPE_SEPARATOR + "%";
+        } else {
+            sql = "SELECT MAX(token) FROM " + this.table + " WHERE resource NOT LIKE ?";
+            pattern = "%" + SCOPE_SEPARATOR + "%";
+        }
+        Long highest = FenceDialect.readToken(connection, sql, pattern);
+        return (highest != null) ? highest : 0;
+    }
+
+    /**
+     * The fence row key of {@code resource}: the resource itself, or {@code <scope>␟<resource>}
+     * (U+001F between them) with a scope; for operators' and tests' own queries of the table.
+     */
+    public String rowKey(String resource) {
+        return (this.scope != null) ? this.scope + SCOPE_SEPARATOR + resource : resource;
     }
 
     /**
@@ -135,10 +197,13 @@ public final class FenceGuard {
 
     private void checkLength(String resource, int length) {
         if (length > this.table.resourceLength()) {
-            throw new InvalidLockKeyException("Lock resource '" + preview(resource) + "' is " + length
+            String what = (this.scope != null)
+                    ? "With scope '" + this.scope + "', the fence row of lock resource '" + preview(resource) + "' is "
+                    : "Lock resource '" + preview(resource) + "' is ";
+            throw new InvalidLockKeyException(what + length
                     + " characters, longer than the resource column of fence table '" + this.table + "' ("
-                    + this.table.resourceLength() + "); nothing was written. Shorten the lock key or widen the"
-                    + " column and the guard's resourceLength together.");
+                    + this.table.resourceLength() + "); nothing was written. Shorten the lock key (or the scope) or"
+                    + " widen the column and the guard's resourceLength together.");
         }
     }
 
@@ -168,7 +233,8 @@ public final class FenceGuard {
     @Override
     public String toString() {
         String dialect = (this.configuredDialect != null) ? this.configuredDialect.name() : "detected";
-        return "FenceGuard[table=" + this.table + ", dialect=" + dialect + "]";
+        String scoped = (this.scope != null) ? ", scope=" + this.scope + (this.scopeRollout ? " (rollout)" : "") : "";
+        return "FenceGuard[table=" + this.table + scoped + ", dialect=" + dialect + "]";
     }
 
     /** Configures a {@link FenceGuard}. */
@@ -179,6 +245,10 @@ public final class FenceGuard {
         private int resourceLength = FenceTable.DEFAULT_RESOURCE_LENGTH;
 
         private @Nullable FenceDialect dialect;
+
+        private @Nullable String scope;
+
+        private boolean scopeRollout;
 
         private Builder() {}
 
@@ -194,6 +264,28 @@ public final class FenceGuard {
             return this;
         }
 
+        /**
+         * Keys this guard's rows by {@code scope} as well as the resource, so that lock stores whose
+         * tokens cannot be compared (two etcd clusters, two namespaces) can share one fence table.
+         * Choose a stable name (not etcd's cluster id, which a restore from a snapshot changes);
+         * printable, without leading or trailing white space, at most 128 characters.
+         */
+        public Builder scope(String scope) {
+            this.scope = scope;
+            return this;
+        }
+
+        /**
+         * While a scope is being rolled out (instances without it, or an older FenceLock, may still
+         * write): also presents each token to the resource's unscoped row, so that a row those
+         * instances wrote still refuses a stale holder here, and a holder here still refuses theirs.
+         * Turn it off once every instance has the scope and every lease from before has expired.
+         */
+        public Builder scopeRollout(boolean rollout) {
+            this.scopeRollout = rollout;
+            return this;
+        }
+
         /** Overrides dialect detection, e.g. for a database that reports another product name. */
         public Builder dialect(FenceDialect dialect) {
             this.dialect = dialect;
@@ -204,7 +296,25 @@ public final class FenceGuard {
          * @throws IllegalArgumentException when the table name or column length is not valid
          */
         public FenceGuard build() {
-            return new FenceGuard(new FenceTable(this.tableName, this.resourceLength), this.dialect);
+            if (this.scope != null && !isValidScope(this.scope)) {
+                throw new IllegalArgumentException("Fence scope '" + preview(this.scope)
+                        + "' must be 1 to 128 printable characters without leading or trailing white space");
+            }
+            if (this.scopeRollout && this.scope == null) {
+                throw new IllegalArgumentException("A fence scope rollout needs a scope to roll out");
+            }
+            return new FenceGuard(
+                    new FenceTable(this.tableName, this.resourceLength), this.scope, this.scopeRollout, this.dialect);
+        }
+
+        private static boolean isValidScope(String scope) {
+            return !scope.isEmpty()
+                    && scope.codePointCount(0, scope.length()) <= 128
+                    && scope.strip().equals(scope)
+                    && scope.codePoints()
+                            .noneMatch(cp -> Character.isISOControl(cp)
+                                    || Character.getType(cp) == Character.FORMAT
+                                    || Character.getType(cp) == Character.SURROGATE);
         }
     }
 }

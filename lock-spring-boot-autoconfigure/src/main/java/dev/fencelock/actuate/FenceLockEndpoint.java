@@ -6,6 +6,7 @@ import dev.fencelock.LockClient;
 import dev.fencelock.LockException;
 import dev.fencelock.ResourceName;
 import dev.fencelock.audit.LockAuditLog;
+import dev.fencelock.audit.LockAuditLog.ForceReleaseOutcome;
 import dev.fencelock.spi.LockAdministration;
 import dev.fencelock.spi.QueueEntry;
 import java.time.Duration;
@@ -19,8 +20,10 @@ import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -32,11 +35,14 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
  *
  * <p>Force-release is an administrative operation: it takes a lock away from a holder that may
  * still be working. It is safe for data only because the next holder gets a larger fencing token,
- * so a fencing-aware store refuses the old holder's late writes. Every force-release is written to
- * the audit log. Expose the endpoint only behind authorization (for example Spring Security
- * requiring an admin role for {@code /actuator/fencelock/**}).
+ * so a fencing-aware store refuses the old holder's late writes. So the endpoint is read-only
+ * unless {@code management.endpoint.fencelock.access=unrestricted} is set for it by name: Boot's
+ * {@code management.endpoints.access.default} alone does not turn force-release on. Every request
+ * is written to the audit log with the caller's principal. Expose the endpoint only behind
+ * authorization (for example Spring Security requiring an admin role for {@code
+ * /actuator/fencelock/**}).
  */
-@Endpoint(id = "fencelock")
+@Endpoint(id = "fencelock", defaultAccess = Access.READ_ONLY)
 public class FenceLockEndpoint {
 
     private static final Logger logger = LoggerFactory.getLogger(FenceLockEndpoint.class);
@@ -47,17 +53,24 @@ public class FenceLockEndpoint {
 
     private final Duration storeTimeout;
 
+    private final boolean forceReleasePermitted;
+
     /**
      * Creates the endpoint.
      *
      * @param client the lock client whose locks and store are shown
      * @param audit where force-releases are recorded; without it they are logged as warnings
      * @param storeTimeout longest wait for the store to answer one operation
+     * @param forceReleasePermitted whether force-release was explicitly permitted ({@code
+     *     management.endpoint.fencelock.access=unrestricted}); otherwise it is refused even where
+     *     the operation is mapped
      */
-    public FenceLockEndpoint(LockClient client, @Nullable LockAuditLog audit, Duration storeTimeout) {
+    public FenceLockEndpoint(
+            LockClient client, @Nullable LockAuditLog audit, Duration storeTimeout, boolean forceReleasePermitted) {
         this.client = client;
         this.audit = audit;
         this.storeTimeout = storeTimeout;
+        this.forceReleasePermitted = forceReleasePermitted;
     }
 
     /** The locks this instance holds, one entry per acquisition. */
@@ -81,28 +94,92 @@ public class FenceLockEndpoint {
 
     /**
      * Deletes the current holder of {@code resource}, whichever instance it is, so the first waiter
-     * gets the lock with a larger fencing token. The old holder learns of it within one watch event while it can reach the store.
+     * gets the lock with a larger fencing token. The old holder learns of it within one watch event while it
+     * can reach the store. Refused unless {@code management.endpoint.fencelock.access=unrestricted};
+     * every request, refused or not, is audited with the caller's principal.
      */
     @DeleteOperation
-    public ForceReleaseDescriptor forceRelease(@Selector String resource) {
+    public ForceReleaseDescriptor forceRelease(@Selector String resource, SecurityContext securityContext) {
+        String principal = OperatorPrincipal.nameOf(securityContext);
+        if (!this.forceReleasePermitted) {
+            record(ForceReleaseOutcome.REFUSED, resource, null, principal, false, null);
+            throw new InvalidEndpointRequestException(
+                    "Force-release of '" + resource + "' refused: it is off unless"
+                            + " management.endpoint.fencelock.access=unrestricted is set for this endpoint",
+                    "Force-release is off");
+        }
         ResourceName name = resourceName(resource);
-        Optional<QueueEntry> removed = await(administration().forceRelease(name), resource);
-        removed.ifPresent(entry -> recordForceRelease(name.value(), entry));
+        CompletableFuture<Optional<QueueEntry>> delete = administration().forceRelease(name);
+        Optional<QueueEntry> removed;
+        try {
+            removed = delete.get(this.storeTimeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException ex) {
+            // Not cancelled: the delete may already be on its way to the store, so its result is still audited.
+            record(
+                    ForceReleaseOutcome.TIMED_OUT,
+                    name.value(),
+                    null,
+                    principal,
+                    false,
+                    "outcome unknown: the delete may still commit; a late=true line reports it");
+            delete.whenComplete((late, failure) -> recordResult(name.value(), principal, true, late, failure));
+            throw new LockBackendUnavailableException(
+                    "Lock store " + this.client.backend().describe()
+                            + " did not confirm the force-release of '" + resource + "' within "
+                            + this.storeTimeout.toMillis() + " ms; it may still take effect (see the audit log, or GET"
+                            + " the resource's queue)");
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            delete.whenComplete((late, failure) -> recordResult(name.value(), principal, true, late, failure));
+            throw new LockException("Interrupted while force-releasing '" + resource + "'", ex);
+        } catch (ExecutionException ex) {
+            recordResult(name.value(), principal, false, null, ex.getCause());
+            throw (ex.getCause() instanceof RuntimeException runtime)
+                    ? runtime
+                    : new LockException("Lock store failed to force-release '" + resource + "'", ex.getCause());
+        }
+        recordResult(name.value(), principal, false, removed, null);
         return new ForceReleaseDescriptor(
                 resource,
                 removed.isPresent(),
                 removed.map(QueueEntryDescriptor::new).orElse(null));
     }
 
-    private void recordForceRelease(String resource, QueueEntry entry) {
+    private void recordResult(
+            String resource,
+            String principal,
+            boolean late,
+            @Nullable Optional<QueueEntry> removed,
+            @Nullable Throwable failure) {
+        if (failure != null || removed == null) {
+            String error = (failure != null) ? failure.getClass().getSimpleName() + ": " + failure.getMessage() : null;
+            record(ForceReleaseOutcome.UNKNOWN, resource, null, principal, late, error);
+        } else if (removed.isPresent()) {
+            record(ForceReleaseOutcome.RELEASED, resource, removed.get(), principal, late, null);
+        } else {
+            record(ForceReleaseOutcome.NONE, resource, null, principal, late, null);
+        }
+    }
+
+    private void record(
+            ForceReleaseOutcome outcome,
+            String resource,
+            @Nullable QueueEntry removed,
+            String principal,
+            boolean late,
+            @Nullable String detail) {
         if (this.audit != null) {
-            this.audit.forceReleased(resource, entry.leaseId(), entry.fencingToken(), entry.holder());
+            this.audit.forceRelease(outcome, resource, removed, principal, late, detail);
         } else {
             logger.warn(
-                    "Lock '{}' (lease {}, token {}) was force-released through the fencelock endpoint",
+                    "Force-release of lock '{}' through the fencelock endpoint by '{}': {}{} (lease {}, token {}){}",
                     resource,
-                    entry.leaseId(),
-                    entry.fencingToken());
+                    principal,
+                    outcome.value(),
+                    late ? " (late)" : "",
+                    (removed != null) ? removed.leaseId() : 0,
+                    (removed != null) ? removed.fencingToken() : 0,
+                    (detail != null) ? "; " + detail : "");
         }
     }
 

@@ -1,13 +1,12 @@
 package dev.fencelock.autoconfigure;
 
-import dev.fencelock.jdbc.FenceDialect;
-import dev.fencelock.jdbc.FenceTable;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.core.Ordered;
 import org.springframework.core.io.Resource;
 
@@ -54,7 +53,8 @@ public class FenceLockProperties implements InitializingBean {
 
     private final Etcd etcd = new Etcd();
 
-    private final Fencing fencing = new Fencing();
+    @NestedConfigurationProperty
+    private final FencingProperties fencing = new FencingProperties();
 
     private final Audit audit = new Audit();
 
@@ -140,7 +140,7 @@ public class FenceLockProperties implements InitializingBean {
         return this.etcd;
     }
 
-    public Fencing getFencing() {
+    public FencingProperties getFencing() {
         return this.fencing;
     }
 
@@ -390,81 +390,6 @@ public class FenceLockProperties implements InitializingBean {
 
         public void setCacheTtl(Duration cacheTtl) {
             this.cacheTtl = cacheTtl;
-        }
-    }
-
-    /** Fencing at the data store: the JDBC guard on the application's data sources. */
-    public static class Fencing {
-
-        /**
-         * Whether to wrap every DataSource bean so that, under a lock, the first statement of each
-         * transaction presents the lock's fencing token to the fence table.
-         */
-        private boolean enabled = true;
-
-        private final Jdbc jdbc = new Jdbc();
-
-        public boolean isEnabled() {
-            return this.enabled;
-        }
-
-        public void setEnabled(boolean enabled) {
-            this.enabled = enabled;
-        }
-
-        public Jdbc getJdbc() {
-            return this.jdbc;
-        }
-    }
-
-    /** The fence table the JDBC guard writes to. */
-    public static class Jdbc {
-
-        /** Name of the fence table, optionally qualified as schema.table. */
-        private String table = FenceTable.DEFAULT_NAME;
-
-        /** Length of the fence table's resource column, in characters; must match the DDL. */
-        private int resourceLength = FenceTable.DEFAULT_RESOURCE_LENGTH;
-
-        /**
-         * When to create the fence table at startup if it is missing; otherwise a missing table stops
-         * the application.
-         */
-        private InitializationMode initializeSchema = InitializationMode.EMBEDDED;
-
-        /** SQL dialect of the fence statements; detected from the database when not set. */
-        private @Nullable FenceDialect dialect;
-
-        public String getTable() {
-            return this.table;
-        }
-
-        public void setTable(String table) {
-            this.table = table;
-        }
-
-        public int getResourceLength() {
-            return this.resourceLength;
-        }
-
-        public void setResourceLength(int resourceLength) {
-            this.resourceLength = resourceLength;
-        }
-
-        public InitializationMode getInitializeSchema() {
-            return this.initializeSchema;
-        }
-
-        public void setInitializeSchema(InitializationMode initializeSchema) {
-            this.initializeSchema = initializeSchema;
-        }
-
-        public @Nullable FenceDialect getDialect() {
-            return this.dialect;
-        }
-
-        public void setDialect(@Nullable FenceDialect dialect) {
-            this.dialect = dialect;
         }
     }
 

@@ -85,10 +85,10 @@ class FenceLockAutoConfigurationTests {
         this.runner
                 .withPropertyValues(
                         "fencelock.namespace=/orders",
-                        "fencelock.etcd.endpoints=http://10.0.0.1:2379,https://10.0.0.2:2379")
+                        "fencelock.etcd.endpoints=http://127.0.0.2:2379,https://127.0.0.3:2379")
                 .run((context) -> {
                     EtcdLockBackend backend = context.getBean(EtcdLockBackend.class);
-                    assertThat(backend.endpoints()).containsExactly("http://10.0.0.1:2379", "https://10.0.0.2:2379");
+                    assertThat(backend.endpoints()).containsExactly("http://127.0.0.2:2379", "https://127.0.0.3:2379");
                     assertThat(backend.namespace()).isEqualTo("/orders");
                 });
     }
@@ -97,7 +97,7 @@ class FenceLockAutoConfigurationTests {
     void runWithTlsShouldBuildTheEtcdClient() {
         this.runner
                 .withPropertyValues(
-                        "fencelock.etcd.endpoints=https://10.0.0.1:2379",
+                        "fencelock.etcd.endpoints=https://127.0.0.2:2379",
                         "fencelock.etcd.tls.enabled=true",
                         "fencelock.etcd.tls.authority=etcd.example")
                 .run((context) -> assertThat(context).hasSingleBean(EtcdLockBackend.class));
@@ -154,14 +154,14 @@ class FenceLockAutoConfigurationTests {
 
     @Test
     void runWithUserConnectionDetailsShouldPreferThemOverProperties() {
-        EtcdConnectionDetails details = () -> List.of("http://192.0.2.10:2379");
+        EtcdConnectionDetails details = () -> List.of("http://127.0.0.4:2379");
         this.runner
-                .withPropertyValues("fencelock.etcd.endpoints=http://10.0.0.1:2379")
+                .withPropertyValues("fencelock.etcd.endpoints=http://127.0.0.2:2379")
                 .withBean(EtcdConnectionDetails.class, () -> details)
                 .run((context) -> {
                     assertThat(context).doesNotHaveBean(PropertiesEtcdConnectionDetails.class);
                     assertThat(context.getBean(EtcdLockBackend.class).endpoints())
-                            .containsExactly("http://192.0.2.10:2379");
+                            .containsExactly("http://127.0.0.4:2379");
                 });
     }
 

@@ -33,6 +33,11 @@ class FencingSnippets {
         }
     }
 
+    FenceGuard scoped() {
+        FenceGuard guard = FenceGuard.builder().scope("orders-etcd-eu").build();
+        return guard;
+    }
+
     private static void update(Connection connection, String sku, int reserved) throws SQLException {
         try (PreparedStatement update = connection.prepareStatement("UPDATE stock SET qty = qty - ? WHERE sku = ?")) {
             update.setInt(1, reserved);

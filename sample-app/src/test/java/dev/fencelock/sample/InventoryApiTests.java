@@ -11,6 +11,7 @@ import dev.fencelock.LockLease;
 import dev.fencelock.LockRequest;
 import dev.fencelock.ResourceName;
 import dev.fencelock.etcd.EtcdLockBackend;
+import dev.fencelock.jdbc.FenceGuard;
 import dev.fencelock.test.etcd.EtcdClusterExtension;
 import dev.fencelock.test.fault.FaultProxy;
 import java.time.Duration;
@@ -42,6 +43,9 @@ import org.springframework.transaction.support.TransactionTemplate;
         webEnvironment = WebEnvironment.RANDOM_PORT,
         properties = {
             "inventory.development-etcd.enabled=false",
+            // Each run brings its own etcd, whose revisions start afresh, to a database that keeps the fence
+            // rows of earlier runs: a scope per run keeps their tokens apart, as for any two clusters.
+            "fencelock.fencing.scope=sample-tests-${random.uuid}",
             "inventory.lock-wait-timeout=3s",
             "spring.datasource.url=${FENCELOCK_PG_URL:jdbc:postgresql://127.0.0.1:5432/fencelock}",
             "spring.datasource.username=fencelock",
@@ -87,6 +91,9 @@ class InventoryApiTests {
     private JdbcClient jdbc;
 
     @Autowired
+    private FenceGuard fenceGuard;
+
+    @Autowired
     private LockClient locks;
 
     @Autowired
@@ -99,7 +106,7 @@ class InventoryApiTests {
     @BeforeEach
     void newSku() {
         this.api = new InventoryClient(this.port);
-        this.database = new InventoryDatabase(this.jdbc);
+        this.database = new InventoryDatabase(this.jdbc, this.fenceGuard);
         this.sku = "test-" + UUID.randomUUID();
         SessionWarmUp.awaitLocking(this.locks);
     }

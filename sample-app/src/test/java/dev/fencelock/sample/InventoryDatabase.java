@@ -1,5 +1,6 @@
 package dev.fencelock.sample;
 
+import dev.fencelock.jdbc.FenceGuard;
 import java.util.Optional;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
@@ -8,14 +9,17 @@ final class InventoryDatabase {
 
     private final JdbcClient jdbc;
 
-    InventoryDatabase(JdbcClient jdbc) {
+    private final FenceGuard guard;
+
+    InventoryDatabase(JdbcClient jdbc, FenceGuard guard) {
         this.jdbc = jdbc;
+        this.guard = guard;
     }
 
     long fenceToken(String resource) {
         return this.jdbc
                 .sql("SELECT token FROM fencelock_fence WHERE resource = ?")
-                .param(resource)
+                .param(this.guard.rowKey(resource))
                 .query(Long.class)
                 .optional()
                 .orElse(0L);

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.fencelock.LockClient;
+import dev.fencelock.jdbc.FenceGuard;
 import dev.fencelock.test.etcd.EtcdClusterExtension;
 import dev.fencelock.test.fault.FaultProxy;
 import java.time.Duration;
@@ -35,6 +36,9 @@ import org.springframework.test.context.DynamicPropertySource;
         webEnvironment = WebEnvironment.RANDOM_PORT,
         properties = {
             "inventory.development-etcd.enabled=false",
+            // Each run brings its own etcd, whose revisions start afresh, to a database that keeps the fence
+            // rows of earlier runs: a scope per run keeps their tokens apart, as for any two clusters.
+            "fencelock.fencing.scope=sample-tests-${random.uuid}",
             "inventory.lock-wait-timeout=3s",
             "fencelock.lease-ttl=3s",
             "fencelock.etcd.request-timeout=1s",
@@ -72,6 +76,9 @@ class LockStoreFailureTests {
     private JdbcClient jdbc;
 
     @Autowired
+    private FenceGuard fenceGuard;
+
+    @Autowired
     private LockClient locks;
 
     private InventoryClient api;
@@ -81,7 +88,7 @@ class LockStoreFailureTests {
     @BeforeEach
     void newSku() {
         this.api = new InventoryClient(this.port);
-        this.database = new InventoryDatabase(this.jdbc);
+        this.database = new InventoryDatabase(this.jdbc, this.fenceGuard);
         this.sku = "test-" + UUID.randomUUID();
         SessionWarmUp.awaitLocking(this.locks);
         assertThat(this.api.put(this.sku, 10).getStatusCode()).isEqualTo(HttpStatus.OK);

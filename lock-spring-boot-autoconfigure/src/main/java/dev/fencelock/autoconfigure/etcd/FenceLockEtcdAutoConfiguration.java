@@ -7,6 +7,7 @@ import dev.fencelock.autoconfigure.OnLockBackendCondition;
 import dev.fencelock.etcd.EtcdLockBackend;
 import dev.fencelock.etcd.EtcdLockBackendBuilder;
 import dev.fencelock.spi.LockBackend;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -18,7 +19,8 @@ import org.springframework.context.annotation.Conditional;
 /**
  * The etcd {@link LockBackend} for {@code fencelock.backend=etcd} (the default), from {@link
  * EtcdConnectionDetails} and {@code fencelock.etcd.*}. Backs off when the application defines its
- * own {@link LockBackend} or {@link LockClient}.
+ * own {@link LockBackend} or {@link LockClient}. At startup, every etcd backend of the application
+ * (its own ones included) is checked for a namespace nested with another ({@link EtcdNamespaceCheck}).
  */
 @AutoConfiguration(before = FenceLockAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "fencelock.enabled", matchIfMissing = true)
@@ -52,5 +54,11 @@ public final class FenceLockEtcdAutoConfiguration {
             builder.customizeClient(new EtcdClientTls(etcd.getTls()));
         }
         return builder.build();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    EtcdNamespaceCheck etcdNamespaceCheck(ListableBeanFactory beanFactory, FenceLockProperties properties) {
+        return new EtcdNamespaceCheck(beanFactory, properties.getEtcd().getRequestTimeout());
     }
 }

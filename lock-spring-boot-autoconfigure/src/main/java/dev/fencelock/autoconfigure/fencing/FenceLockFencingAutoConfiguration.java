@@ -1,7 +1,9 @@
 package dev.fencelock.autoconfigure.fencing;
 
+import dev.fencelock.LockClient;
 import dev.fencelock.autoconfigure.FenceLockAutoConfiguration;
 import dev.fencelock.autoconfigure.FenceLockProperties;
+import dev.fencelock.autoconfigure.FencingProperties;
 import dev.fencelock.jdbc.FenceGuard;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.BeanFactory;
@@ -22,7 +24,8 @@ import org.springframework.context.annotation.Bean;
  *
  * <p>Wrapping happens in a bean post-processor, so it covers data sources from any configuration;
  * the guard is an ordinary bean that an application can replace. The fence table is checked (or
- * created) once all singletons exist.
+ * created) once all singletons exist, and then compared with the lock store: a store whose revision
+ * is below the table's highest token (a restored etcd) stops the application.
  */
 @AutoConfiguration(
         after = FenceLockAutoConfiguration.class,
@@ -36,18 +39,22 @@ public final class FenceLockFencingAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     FenceGuard fenceGuard(FenceLockProperties properties) {
-        FenceLockProperties.Jdbc jdbc = properties.getFencing().getJdbc();
+        FencingProperties fencing = properties.getFencing();
+        FencingProperties.Jdbc jdbc = fencing.getJdbc();
         FenceGuard.Builder builder =
                 FenceGuard.builder().table(jdbc.getTable()).resourceLength(jdbc.getResourceLength());
         if (jdbc.getDialect() != null) {
             builder.dialect(jdbc.getDialect());
         }
+        if (fencing.getScope() != null) {
+            builder.scope(fencing.getScope()).scopeRollout(fencing.isScopeRollout());
+        }
         try {
             return builder.build();
         } catch (IllegalArgumentException ex) {
             throw new IllegalStateException(
-                    "Invalid fencelock.fencing.jdbc.table or fencelock.fencing.jdbc.resource-length: "
-                            + ex.getMessage(),
+                    "Invalid fencelock.fencing.jdbc.table, fencelock.fencing.jdbc.resource-length or"
+                            + " fencelock.fencing.scope: " + ex.getMessage(),
                     ex);
         }
     }
@@ -64,5 +71,14 @@ public final class FenceLockFencingAutoConfiguration {
             ListableBeanFactory beanFactory, FenceGuard guard, FenceLockProperties properties) {
         return new FenceTableInitializer(
                 beanFactory, guard, properties.getFencing().getJdbc().getInitializeSchema());
+    }
+
+    // Declared after the initializer: singletons are told in registration order, and the tables must exist first.
+    @Bean
+    @ConditionalOnMissingBean
+    LockStoreRevisionCheck lockStoreRevisionCheck(
+            ListableBeanFactory beanFactory, ObjectProvider<LockClient> client, FenceLockProperties properties) {
+        return new LockStoreRevisionCheck(
+                beanFactory, client, properties.getEtcd().getRequestTimeout());
     }
 }

@@ -118,10 +118,12 @@ class FenceLockEndpointAutoConfigurationTests {
     @Test
     void forceReleaseOfAFreeResourceShouldRemoveNothing() {
         this.runner
-                .withPropertyValues("management.endpoints.web.exposure.include=fencelock")
+                .withPropertyValues(
+                        "management.endpoints.web.exposure.include=fencelock",
+                        "management.endpoint.fencelock.access=UNRESTRICTED")
                 .run((context) -> {
                     FenceLockEndpoint.ForceReleaseDescriptor result =
-                            context.getBean(FenceLockEndpoint.class).forceRelease("order:2");
+                            context.getBean(FenceLockEndpoint.class).forceRelease("order:2", SecurityContext.NONE);
                     assertThat(result.released()).isFalse();
                     assertThat(result.removed()).isNull();
                 });

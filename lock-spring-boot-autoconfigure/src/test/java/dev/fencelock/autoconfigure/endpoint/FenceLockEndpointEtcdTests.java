@@ -24,6 +24,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.LoggerFactory;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -56,7 +57,8 @@ class FenceLockEndpointEtcdTests {
                         FenceLockEndpointAutoConfiguration.class))
                 .withPropertyValues(
                         "fencelock.etcd.endpoints=" + etcd.cluster().endpointsCsv(),
-                        "management.endpoints.web.exposure.include=fencelock");
+                        "management.endpoints.web.exposure.include=fencelock",
+                        "management.endpoint.fencelock.access=UNRESTRICTED");
         runner.run((first) -> runner.run((second) -> {
             LockLease stuck = first.getBean(LockClient.class)
                     .acquire(LockRequest.builder("order:1").lockName("orders").build());
@@ -81,7 +83,7 @@ class FenceLockEndpointEtcdTests {
             assertThat(queue.holder().record()).contains("\"instance\"");
             assertThat(queue.waiters().get(0).fencingToken()).isGreaterThan(stuck.fencingToken());
 
-            FenceLockEndpoint.ForceReleaseDescriptor result = operator.forceRelease("order:1");
+            FenceLockEndpoint.ForceReleaseDescriptor result = operator.forceRelease("order:1", SecurityContext.NONE);
             assertThat(result.released()).isTrue();
             assertThat(result.removed().fencingToken()).isEqualTo(stuck.fencingToken());
 

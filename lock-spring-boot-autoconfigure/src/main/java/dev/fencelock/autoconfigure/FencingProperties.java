@@ -1,0 +1,110 @@
+package dev.fencelock.autoconfigure;
+
+import dev.fencelock.jdbc.FenceDialect;
+import dev.fencelock.jdbc.FenceTable;
+import org.jspecify.annotations.Nullable;
+
+/** Fencing at the data store: the JDBC guard on the application's data sources ({@code fencelock.fencing.*}). */
+public class FencingProperties {
+
+    /**
+     * Whether to wrap every DataSource bean so that, under a lock, the first statement of each
+     * transaction presents the lock's fencing token to the fence table.
+     */
+    private boolean enabled = true;
+
+    /**
+     * Stable name of the lock store whose tokens this application presents, such as the etcd
+     * cluster's name; fence rows are keyed by it, so lock stores sharing one fence table never
+     * compare their tokens. Unset: rows are keyed by the bare resource.
+     */
+    private @Nullable String scope;
+
+    /**
+     * Whether to present each token to the resource's unscoped fence row as well, while a scope is
+     * rolled out to instances that still write without it.
+     */
+    private boolean scopeRollout;
+
+    private final Jdbc jdbc = new Jdbc();
+
+    public boolean isEnabled() {
+        return this.enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public @Nullable String getScope() {
+        return this.scope;
+    }
+
+    public void setScope(@Nullable String scope) {
+        this.scope = scope;
+    }
+
+    public boolean isScopeRollout() {
+        return this.scopeRollout;
+    }
+
+    public void setScopeRollout(boolean scopeRollout) {
+        this.scopeRollout = scopeRollout;
+    }
+
+    public Jdbc getJdbc() {
+        return this.jdbc;
+    }
+
+    /** The fence table the JDBC guard writes to. */
+    public static class Jdbc {
+
+        /** Name of the fence table, optionally qualified as schema.table. */
+        private String table = FenceTable.DEFAULT_NAME;
+
+        /** Length of the fence table's resource column, in characters; must match the DDL. */
+        private int resourceLength = FenceTable.DEFAULT_RESOURCE_LENGTH;
+
+        /**
+         * When to create the fence table at startup if it is missing; otherwise a missing table stops
+         * the application.
+         */
+        private FenceLockProperties.InitializationMode initializeSchema =
+                FenceLockProperties.InitializationMode.EMBEDDED;
+
+        /** SQL dialect of the fence statements; detected from the database when not set. */
+        private @Nullable FenceDialect dialect;
+
+        public String getTable() {
+            return this.table;
+        }
+
+        public void setTable(String table) {
+            this.table = table;
+        }
+
+        public int getResourceLength() {
+            return this.resourceLength;
+        }
+
+        public void setResourceLength(int resourceLength) {
+            this.resourceLength = resourceLength;
+        }
+
+        public FenceLockProperties.InitializationMode getInitializeSchema() {
+            return this.initializeSchema;
+        }
+
+        public void setInitializeSchema(FenceLockProperties.InitializationMode initializeSchema) {
+            this.initializeSchema = initializeSchema;
+        }
+
+        public @Nullable FenceDialect getDialect() {
+            return this.dialect;
+        }
+
+        public void setDialect(@Nullable FenceDialect dialect) {
+            this.dialect = dialect;
+        }
+    }
+}
