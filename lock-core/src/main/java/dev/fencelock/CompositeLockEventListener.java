@@ -53,4 +53,9 @@ final class CompositeLockEventListener implements LockEventListener {
     public void lost(LockLease lease, String lockName, LockLostException cause) {
         each(listener -> listener.lost(lease, lockName, cause));
     }
+
+    @Override
+    public void lostAfterCommit(LockLease lease, String lockName) {
+        each(listener -> listener.lostAfterCommit(lease, lockName));
+    }
 }

@@ -37,6 +37,13 @@ public interface LockEventListener {
     /** A held lock was lost. */
     default void lost(LockLease lease, String lockName, LockLostException cause) {}
 
+    /**
+     * A lock was lost after the work it protected had committed, so its caller got the result
+     * (reported by {@link LockClient#reportLostAfterCommit}); {@link #lost} was called for the same
+     * loss too.
+     */
+    default void lostAfterCommit(LockLease lease, String lockName) {}
+
     /** Calls every listener in turn, so one that misbehaves cannot stop the others. */
     static LockEventListener composite(Iterable<? extends LockEventListener> listeners) {
         return new CompositeLockEventListener(listeners);

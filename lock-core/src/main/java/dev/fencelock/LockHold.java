@@ -34,6 +34,11 @@ final class LockHold implements LockLease {
         this.acquisition = acquisition;
     }
 
+    /** The client this is a hold of. */
+    LockClient client() {
+        return this.client;
+    }
+
     /** The acquisition this is one hold of. */
     Acquisition acquisition() {
         return this.acquisition;

@@ -66,6 +66,11 @@ public final class LockAuditLog implements LockEventListener {
         log("lost", "lost", lease.resource(), lockName, lease.leaseId(), lease.fencingToken(), Duration.ZERO);
     }
 
+    @Override
+    public void lostAfterCommit(LockLease lease, String lockName) {
+        log("lost", "after-commit", lease.resource(), lockName, lease.leaseId(), lease.fencingToken(), Duration.ZERO);
+    }
+
     /**
      * Records that an operator of this instance force-released the holder of {@code resource};
      * {@code holder} is the holder record that was removed (which instance held it).

@@ -30,7 +30,9 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@code fencelock.release} (timer of the store call; tag {@code lock})
  *   <li>{@code fencelock.held} (long task timer; tag {@code lock})
  *   <li>{@code fencelock.active}, {@code fencelock.waiting} (gauges of this client)
- *   <li>{@code fencelock.lost}, {@code fencelock.fencing.rejected} (counters; tag {@code lock})
+ *   <li>{@code fencelock.lost}, {@code fencelock.lost.after.commit}, {@code fencelock.fencing.rejected}
+ *       (counters; tag {@code lock}); a loss after the protected work committed counts in both
+ *       {@code fencelock.lost} and {@code fencelock.lost.after.commit}
  * </ul>
  *
  * The {@code lock} tag is the request's bounded {@linkplain dev.fencelock.LockRequest#lockName()
@@ -106,6 +108,19 @@ public final class LockMetrics implements LockEventListener {
         stopHolding(lease);
         Counter.builder("fencelock.lost")
                 .description("Locks lost while held")
+                .tag("lock", lockName)
+                .register(this.registry)
+                .increment();
+    }
+
+    /**
+     * Counts a loss that came after the work the lock protected had committed: the caller got its
+     * result. Every such loss is also counted in {@code fencelock.lost}.
+     */
+    @Override
+    public void lostAfterCommit(LockLease lease, String lockName) {
+        Counter.builder("fencelock.lost.after.commit")
+                .description("Locks lost after the work they protected had committed; the call returned its result")
                 .tag("lock", lockName)
                 .register(this.registry)
                 .increment();
