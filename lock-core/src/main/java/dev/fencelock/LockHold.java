@@ -50,6 +50,11 @@ final class LockHold implements LockLease {
     }
 
     @Override
+    public String lockName() {
+        return this.acquisition.lockName();
+    }
+
+    @Override
     public String requestId() {
         return this.acquisition.lock().requestId();
     }
