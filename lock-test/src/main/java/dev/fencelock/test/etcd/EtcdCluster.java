@@ -23,8 +23,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Lock behaviour under leader loss, paused members and lost quorum can only be trusted when it has been seen
  * against etcd itself, not a fake; this class makes such a cluster cheap enough to start per test class. Every
- * member listens on 127.0.0.1 only, on ports that were free when the cluster started, with its own temporary data
- * directory.
+ * member listens on 127.0.0.1 only, on ports that were free when the cluster started (or the ones pinned with
+ * {@link Builder#clientPorts} and {@link Builder#peerPorts}), with its own temporary data directory.
  *
  * <pre>{@code
  * try (EtcdCluster etcd = EtcdCluster.builder().members(3).build().start()) {
@@ -255,7 +255,7 @@ public final class EtcdCluster implements AutoCloseable {
 
     private void createMembers() {
         int count = settings.members;
-        int[] ports = LoopbackPorts.reserve(2 * count);
+        int[] ports = LoopbackPorts.assign(count, settings.clientPorts, settings.peerPorts);
         String token = "fencelock-" + UUID.randomUUID();
         List<String> names = new ArrayList<>();
         StringBuilder initialCluster = new StringBuilder();
@@ -384,6 +384,8 @@ public final class EtcdCluster implements AutoCloseable {
         private Duration heartbeatInterval = Duration.ofMillis(100);
         private Duration electionTimeout = Duration.ofMillis(1000);
         private Duration startTimeout = Duration.ofSeconds(20);
+        private int[] clientPorts = new int[0];
+        private int[] peerPorts = new int[0];
         private final List<String> extraArguments = new ArrayList<>();
 
         private Builder() {}
@@ -421,6 +423,18 @@ public final class EtcdCluster implements AutoCloseable {
             return this;
         }
 
+        /** Pins the members' client ports, one per member in member order; free ports are used when not set. */
+        public Builder clientPorts(int... ports) {
+            this.clientPorts = ports.clone();
+            return this;
+        }
+
+        /** Pins the members' peer (raft) ports, one per member in member order; free ports when not set. */
+        public Builder peerPorts(int... ports) {
+            this.peerPorts = ports.clone();
+            return this;
+        }
+
         /** Further etcd flags for every member, for example {@code --auto-compaction-retention=1}. */
         public Builder extraArgument(String argument) {
             extraArguments.add(argument);
@@ -431,9 +445,12 @@ public final class EtcdCluster implements AutoCloseable {
          * Checks the settings and finds the binary, so a missing etcd fails here with install instructions.
          *
          * @throws IllegalStateException if no etcd binary is found
-         * @throws IllegalArgumentException if the election timeout is under five heartbeats, which etcd refuses
+         * @throws IllegalArgumentException if the election timeout is under five heartbeats, which etcd refuses, or
+         *     pinned ports do not match the number of members
          */
         public EtcdCluster build() {
+            requireOnePerMember(clientPorts, "client");
+            requireOnePerMember(peerPorts, "peer");
             if (electionTimeout.toMillis() < 5 * heartbeatInterval.toMillis()) {
                 throw new IllegalArgumentException("etcd needs an election timeout of at least 5 heartbeats, got "
                         + electionTimeout.toMillis() + " ms for a " + heartbeatInterval.toMillis() + " ms heartbeat");
@@ -448,8 +465,17 @@ public final class EtcdCluster implements AutoCloseable {
             copy.heartbeatInterval = heartbeatInterval;
             copy.electionTimeout = electionTimeout;
             copy.startTimeout = startTimeout;
+            copy.clientPorts = clientPorts.clone();
+            copy.peerPorts = peerPorts.clone();
             copy.extraArguments.addAll(extraArguments);
             return copy;
+        }
+
+        private void requireOnePerMember(int[] ports, String use) {
+            if (ports.length > 0 && ports.length != members) {
+                throw new IllegalArgumentException(members + " members need " + members + " " + use + " ports, got "
+                        + ports.length + " " + use + " port" + (ports.length == 1 ? "" : "s"));
+            }
         }
 
         private static Duration positive(String what, Duration value) {
