@@ -31,6 +31,15 @@ public interface LockEventListener {
      */
     default void released(LockLease lease, String lockName, Duration held, Duration took) {}
 
+    /**
+     * {@link #released(LockLease, String, Duration, Duration)}, knowing what the store did: {@code
+     * alreadyGone} when there was nothing left to delete, because the lock had been force-released
+     * or had expired (a stale holder's release). The default calls the four-argument method.
+     */
+    default void released(LockLease lease, String lockName, Duration held, Duration took, boolean alreadyGone) {
+        released(lease, lockName, held, took);
+    }
+
     /** A renewal ended: {@code failure} is {@code null} when it succeeded. */
     default void renewed(LockLease lease, String lockName, Duration took, @Nullable Throwable failure) {}
 

@@ -152,9 +152,15 @@ final class LockHold implements LockLease {
         CompletableFuture<Boolean> deletion = deferred
                 ? this.client.backend().releaseDeferred(lock)
                 : this.client.backend().release(lock);
+        // Only a store that answered "nothing to delete" says the lock was gone; a failed delete is retried.
         deletion.whenComplete((deleted, failure) -> this.client
                 .events()
-                .released(this, this.acquisition.lockName(), held, Duration.ofNanos(System.nanoTime() - started)));
+                .released(
+                        this,
+                        this.acquisition.lockName(),
+                        held,
+                        Duration.ofNanos(System.nanoTime() - started),
+                        failure == null && Boolean.FALSE.equals(deleted)));
         return Optional.of(deletion);
     }
 
