@@ -4,6 +4,13 @@
 #
 #   scripts/etcd-cluster.sh start [DIR]   prints the client endpoints (comma separated)
 #   scripts/etcd-cluster.sh stop  [DIR]
+#
+# DIR (default ${TMPDIR:-/tmp}/fencelock-etcd) holds the members' data, logs and PIDs; give each
+# cluster its own DIR to run several at once, and stop it with the same DIR.
+# Environment:
+#   FENCELOCK_ETCD_BASE_PORT  first port (default 23790). Member i listens for clients on
+#                             BASE + 2i and for peers on BASE + 2i + 1: 23790-23795 by default.
+#   FENCELOCK_ETCD_BINARY     the etcd binary (default: etcd on the PATH, else /usr/bin/etcd)
 set -euo pipefail
 
 action=${1:-}

@@ -45,6 +45,11 @@ final class CompositeLockEventListener implements LockEventListener {
     }
 
     @Override
+    public void released(LockLease lease, String lockName, Duration held, Duration took, boolean alreadyGone) {
+        each(listener -> listener.released(lease, lockName, held, took, alreadyGone));
+    }
+
+    @Override
     public void renewed(LockLease lease, String lockName, Duration took, @Nullable Throwable failure) {
         each(listener -> listener.renewed(lease, lockName, took, failure));
     }
@@ -52,5 +57,10 @@ final class CompositeLockEventListener implements LockEventListener {
     @Override
     public void lost(LockLease lease, String lockName, LockLostException cause) {
         each(listener -> listener.lost(lease, lockName, cause));
+    }
+
+    @Override
+    public void lostAfterCommit(LockLease lease, String lockName) {
+        each(listener -> listener.lostAfterCommit(lease, lockName));
     }
 }

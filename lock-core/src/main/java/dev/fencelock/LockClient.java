@@ -194,6 +194,17 @@ public final class LockClient implements AutoCloseable {
                 : Optional.empty();
     }
 
+    /**
+     * Tells this client's event listeners that {@code lease} was lost after the work it protected had
+     * committed, so the loss did not fail that work ({@code @DistributedLock} reports this; metrics
+     * count it apart from losses that did). Leases of other clients are ignored.
+     */
+    public void reportLostAfterCommit(LockLease lease) {
+        if (lease instanceof LockHold hold && hold.client() == this) {
+            this.events.lostAfterCommit(hold, hold.acquisition().lockName());
+        }
+    }
+
     /** The bounds and defaults this client applies to requests. */
     public LockClientSettings settings() {
         return this.settings;

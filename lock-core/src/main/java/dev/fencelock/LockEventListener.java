@@ -31,11 +31,27 @@ public interface LockEventListener {
      */
     default void released(LockLease lease, String lockName, Duration held, Duration took) {}
 
+    /**
+     * {@link #released(LockLease, String, Duration, Duration)}, knowing what the store did: {@code
+     * alreadyGone} when there was nothing left to delete, because the lock had been force-released
+     * or had expired (a stale holder's release). The default calls the four-argument method.
+     */
+    default void released(LockLease lease, String lockName, Duration held, Duration took, boolean alreadyGone) {
+        released(lease, lockName, held, took);
+    }
+
     /** A renewal ended: {@code failure} is {@code null} when it succeeded. */
     default void renewed(LockLease lease, String lockName, Duration took, @Nullable Throwable failure) {}
 
     /** A held lock was lost. */
     default void lost(LockLease lease, String lockName, LockLostException cause) {}
+
+    /**
+     * A lock was lost after the work it protected had committed, so its caller got the result
+     * (reported by {@link LockClient#reportLostAfterCommit}); {@link #lost} was called for the same
+     * loss too.
+     */
+    default void lostAfterCommit(LockLease lease, String lockName) {}
 
     /** Calls every listener in turn, so one that misbehaves cannot stop the others. */
     static LockEventListener composite(Iterable<? extends LockEventListener> listeners) {

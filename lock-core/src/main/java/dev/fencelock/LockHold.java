@@ -34,6 +34,11 @@ final class LockHold implements LockLease {
         this.acquisition = acquisition;
     }
 
+    /** The client this is a hold of. */
+    LockClient client() {
+        return this.client;
+    }
+
     /** The acquisition this is one hold of. */
     Acquisition acquisition() {
         return this.acquisition;
@@ -42,6 +47,11 @@ final class LockHold implements LockLease {
     @Override
     public String resource() {
         return this.acquisition.lock().resource().value();
+    }
+
+    @Override
+    public String lockName() {
+        return this.acquisition.lockName();
     }
 
     @Override
@@ -142,9 +152,15 @@ final class LockHold implements LockLease {
         CompletableFuture<Boolean> deletion = deferred
                 ? this.client.backend().releaseDeferred(lock)
                 : this.client.backend().release(lock);
+        // Only a store that answered "nothing to delete" says the lock was gone; a failed delete is retried.
         deletion.whenComplete((deleted, failure) -> this.client
                 .events()
-                .released(this, this.acquisition.lockName(), held, Duration.ofNanos(System.nanoTime() - started)));
+                .released(
+                        this,
+                        this.acquisition.lockName(),
+                        held,
+                        Duration.ofNanos(System.nanoTime() - started),
+                        failure == null && Boolean.FALSE.equals(deleted)));
         return Optional.of(deletion);
     }
 

@@ -26,6 +26,14 @@ public interface LockLease extends AutoCloseable {
     /** The request id that identifies this acquisition (generated when the request had none). */
     String requestId();
 
+    /**
+     * The bounded name the lock was requested with ({@link LockRequest#lockName()}), or {@value
+     * LockEventListener#UNNAMED}: safe as a metric tag, unlike the resource.
+     */
+    default String lockName() {
+        return LockEventListener.UNNAMED;
+    }
+
     /** Identifier of the backend lease that keeps this lock alive. */
     long leaseId();
 

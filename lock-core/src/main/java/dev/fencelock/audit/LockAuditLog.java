@@ -17,6 +17,10 @@ import org.slf4j.LoggerFactory;
  * resource, lease id, token, instance, outcome and duration. It never includes method arguments
  * or payloads. Route the logger to its own appender, or use Boot's structured logging, to keep an
  * audit trail.
+ *
+ * <p>Routine events (acquire, release) are written at DEBUG, so a busy application's log is not
+ * flooded with two lines per locked call; what an operator must see (a loss, a failed renewal, a
+ * force-release, a rejected write) is written at INFO. Set the logger to DEBUG for the full trail.
  */
 public final class LockAuditLog implements LockEventListener {
 
@@ -24,6 +28,9 @@ public final class LockAuditLog implements LockEventListener {
     public static final String LOGGER_NAME = "dev.fencelock.audit";
 
     private static final Logger audit = LoggerFactory.getLogger(LOGGER_NAME);
+
+    private static final String LINE =
+            "event={} outcome={} resource=\"{}\" lock=\"{}\" leaseId={} token={} instance=\"{}\" durationMs={}";
 
     private final String instanceId;
 
@@ -34,18 +41,30 @@ public final class LockAuditLog implements LockEventListener {
     @Override
     public void acquired(LockLease lease, String lockName, Duration waited, boolean reentered) {
         if (!reentered) {
-            log("acquire", "acquired", lease.resource(), lockName, lease.leaseId(), lease.fencingToken(), waited);
+            debug("acquire", "acquired", lease.resource(), lockName, lease.leaseId(), lease.fencingToken(), waited);
         }
     }
 
     @Override
     public void acquireFailed(ResourceName resource, String lockName, Throwable cause, Duration waited) {
-        log("acquire", cause.getClass().getSimpleName(), resource.value(), lockName, 0, 0, waited);
+        debug("acquire", cause.getClass().getSimpleName(), resource.value(), lockName, 0, 0, waited);
     }
 
     @Override
     public void released(LockLease lease, String lockName, Duration held, Duration took) {
-        log("release", "released", lease.resource(), lockName, lease.leaseId(), lease.fencingToken(), held);
+        released(lease, lockName, held, took, false);
+    }
+
+    @Override
+    public void released(LockLease lease, String lockName, Duration held, Duration took, boolean alreadyGone) {
+        debug(
+                "release",
+                alreadyGone ? "already-gone" : "released",
+                lease.resource(),
+                lockName,
+                lease.leaseId(),
+                lease.fencingToken(),
+                held);
     }
 
     @Override
@@ -65,6 +84,11 @@ public final class LockAuditLog implements LockEventListener {
     @Override
     public void lost(LockLease lease, String lockName, LockLostException cause) {
         log("lost", "lost", lease.resource(), lockName, lease.leaseId(), lease.fencingToken(), Duration.ZERO);
+    }
+
+    @Override
+    public void lostAfterCommit(LockLease lease, String lockName) {
+        log("lost", "after-commit", lease.resource(), lockName, lease.leaseId(), lease.fencingToken(), Duration.ZERO);
     }
 
     /**
@@ -140,7 +164,23 @@ public final class LockAuditLog implements LockEventListener {
             String event, String outcome, String resource, String lockName, long leaseId, long token, Duration took) {
         if (audit.isInfoEnabled()) {
             audit.info(
-                    "event={} outcome={} resource=\"{}\" lock=\"{}\" leaseId={} token={} instance=\"{}\" durationMs={}",
+                    LINE,
+                    event,
+                    outcome,
+                    quoteSafe(resource),
+                    quoteSafe(lockName),
+                    leaseId,
+                    token,
+                    quoteSafe(this.instanceId),
+                    took.toMillis());
+        }
+    }
+
+    private void debug(
+            String event, String outcome, String resource, String lockName, long leaseId, long token, Duration took) {
+        if (audit.isDebugEnabled()) {
+            audit.debug(
+                    LINE,
                     event,
                     outcome,
                     quoteSafe(resource),

@@ -90,6 +90,9 @@ final class AcquireAttempt implements QueueWaiter {
 
     private volatile @Nullable ScheduledFuture<?> recheck;
 
+    /** Why etcd did not answer, probed shortly before the deadline while it has not ({@link EndpointProbe}). */
+    private final CompletableFuture<String> unansweredBecause = new CompletableFuture<>();
+
     /**
      * Set by whichever ends the attempt first: a grant, or a clean-up before a timeout is
      * reported. Without it a timeout could delete the key of a lock granted a moment earlier.
@@ -136,8 +139,13 @@ final class AcquireAttempt implements QueueWaiter {
         ScheduledFuture<?> deadline = this.calls
                 .scheduler()
                 .schedule(this::deadlineReached, this.command.remainingNanos(), TimeUnit.NANOSECONDS);
+        ScheduledFuture<?> probe = this.calls.probeBefore(
+                this.command.remainingNanos(),
+                () -> !this.result.isDone() && (this.outcomeUnknown || this.myRevision == 0),
+                this.unansweredBecause);
         this.result.whenComplete((lock, failure) -> {
             deadline.cancel(false);
+            probe.cancel(false);
             ScheduledFuture<?> task = this.recheck;
             if (task != null) {
                 task.cancel(false);
@@ -438,7 +446,7 @@ final class AcquireAttempt implements QueueWaiter {
         } else if (this.outcomeUnknown || this.myRevision == 0) {
             fail(new LockBackendUnavailableException("etcd " + this.calls.endpoints()
                     + " did not answer within the wait time" + " for lock '" + this.command.resource()
-                    + "'; nothing was granted"));
+                    + "'; nothing was granted." + this.unansweredBecause.getNow("")));
         } else {
             failAfterCleanup(new LockAcquisitionTimeoutException(
                     "Lock '" + this.command.resource() + "' stayed busy for the whole wait timeout of this request"));

@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -49,6 +50,10 @@ final class EtcdAdministration {
         Map<String, Object> details = new ConcurrentHashMap<>();
         details.put("endpoints", this.calls.endpoints());
         details.put("namespace", this.keys.namespace());
+        CompletableFuture<String> unansweredBecause = new CompletableFuture<>();
+        CompletableFuture<Boolean> answered = new CompletableFuture<>();
+        ScheduledFuture<?> probe =
+                this.calls.probeBefore(timeout.toNanos(), () -> !answered.isDone(), unansweredBecause);
         CompletableFuture<Boolean> quorum = this.calls
                 .timed(
                         this.calls
@@ -60,10 +65,16 @@ final class EtcdAdministration {
                         "a health read",
                         timeout)
                 .handle((response, failure) -> {
+                    answered.complete(failure == null);
+                    probe.cancel(false);
                     if (failure != null) {
                         details.put(
                                 "error",
-                                this.calls.unavailable("a health read", failure).getMessage());
+                                withReason(
+                                        this.calls
+                                                .unavailable("a health read", failure)
+                                                .getMessage(),
+                                        unansweredBecause.getNow("")));
                     }
                     return failure == null;
                 });
@@ -97,6 +108,10 @@ final class EtcdAdministration {
                                         GetOption.builder().withCountOnly(true).build()),
                         "reading the current revision")
                 .thenApply(response -> response.getHeader().getRevision());
+    }
+
+    private static String withReason(String error, String reason) {
+        return reason.isEmpty() ? error : error + "." + reason;
     }
 
     /** The session leases as plain values, for health details that every JSON mapper renders alike. */

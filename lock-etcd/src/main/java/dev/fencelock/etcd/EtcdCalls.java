@@ -12,6 +12,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 /**
  * What every etcd request of one backend shares: the jetcd client, the timer threads, the
@@ -32,6 +33,8 @@ final class EtcdCalls {
 
     private final ScheduledExecutorService scheduler;
 
+    private final EndpointProbe probe;
+
     private volatile boolean closed;
 
     EtcdCalls(Client client, List<String> endpoints, Duration requestTimeout, Duration attemptTimeout) {
@@ -51,6 +54,7 @@ final class EtcdCalls {
         // fall back to reads): once the backend is closed, that work has nothing left to do.
         timers.setRejectedExecutionHandler(new ThreadPoolExecutor.DiscardPolicy());
         this.scheduler = timers;
+        this.probe = new EndpointProbe(this.endpoints);
     }
 
     Client client() {
@@ -75,6 +79,25 @@ final class EtcdCalls {
 
     boolean isClosed() {
         return this.closed;
+    }
+
+    /**
+     * Starts a probe of the endpoints shortly before {@code remainingNanos} run out, if {@code
+     * unanswered} still says so then, so that an error raised at that moment can say why etcd did not
+     * answer ({@link EndpointProbe}). Cancel the returned task when the wait ends early.
+     *
+     * @param finding completed with the probe's sentence, or not at all
+     */
+    ScheduledFuture<?> probeBefore(long remainingNanos, BooleanSupplier unanswered, CompletableFuture<String> finding) {
+        long lead = EndpointProbe.CONNECT_TIMEOUT.toNanos() + TimeUnit.MILLISECONDS.toNanos(100);
+        return this.scheduler.schedule(
+                () -> {
+                    if (unanswered.getAsBoolean()) {
+                        this.probe.probe().thenAccept(finding::complete);
+                    }
+                },
+                Math.max(0, remainingNanos - lead),
+                TimeUnit.NANOSECONDS);
     }
 
     /** Marks the backend as closing: background retries and keep-alives stop from here on. */

@@ -15,6 +15,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
@@ -30,18 +31,27 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@code fencelock.release} (timer of the store call; tag {@code lock})
  *   <li>{@code fencelock.held} (long task timer; tag {@code lock})
  *   <li>{@code fencelock.active}, {@code fencelock.waiting} (gauges of this client)
- *   <li>{@code fencelock.lost}, {@code fencelock.fencing.rejected} (counters; tag {@code lock})
+ *   <li>{@code fencelock.lost}, {@code fencelock.lost.after.commit}, {@code fencelock.fencing.rejected}
+ *       (counters; tag {@code lock}); a loss after the protected work committed counts in both
+ *       {@code fencelock.lost} and {@code fencelock.lost.after.commit}
  * </ul>
  *
  * The {@code lock} tag is the request's bounded {@linkplain dev.fencelock.LockRequest#lockName()
  * lock name}, never the resolved resource, so the number of time series stays small.
  * Re-entrant acquisitions are not timed: they make no store call.
+ *
+ * <p>The counters of losses and rejections exist at zero from the first time a lock name is used:
+ * a series that is born at 1 shows no {@code increase()}, and an alert on it would miss the first
+ * loss of each lock after every restart.
  */
 public final class LockMetrics implements LockEventListener {
 
     private final MeterRegistry registry;
 
     private final Map<String, LongTaskTimer.Sample> holding = new ConcurrentHashMap<>();
+
+    /** Lock names whose counters are registered already. */
+    private final Set<String> named = ConcurrentHashMap.newKeySet();
 
     public LockMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -62,6 +72,7 @@ public final class LockMetrics implements LockEventListener {
         if (reentered) {
             return;
         }
+        registerCounters(lockName);
         acquireTimer(lockName, "acquired").record(waited);
         LongTaskTimer.Sample sample = LongTaskTimer.builder("fencelock.held")
                 .description("Locks held, and for how long")
@@ -76,6 +87,7 @@ public final class LockMetrics implements LockEventListener {
 
     @Override
     public void acquireFailed(ResourceName resource, String lockName, Throwable cause, Duration waited) {
+        registerCounters(lockName);
         acquireTimer(lockName, outcomeOf(cause)).record(waited);
     }
 
@@ -104,20 +116,51 @@ public final class LockMetrics implements LockEventListener {
     @Override
     public void lost(LockLease lease, String lockName, LockLostException cause) {
         stopHolding(lease);
-        Counter.builder("fencelock.lost")
-                .description("Locks lost while held")
-                .tag("lock", lockName)
-                .register(this.registry)
-                .increment();
+        lostCounter(lockName).increment();
+    }
+
+    /**
+     * Counts a loss that came after the work the lock protected had committed: the caller got its
+     * result. Every such loss is also counted in {@code fencelock.lost}.
+     */
+    @Override
+    public void lostAfterCommit(LockLease lease, String lockName) {
+        lostAfterCommitCounter(lockName).increment();
     }
 
     /** Counts a write the data store refused because a newer holder had already written. */
     public void fencingRejected(String lockName, FencingTokenRejectedException rejection) {
-        Counter.builder("fencelock.fencing.rejected")
+        rejectedCounter(lockName).increment();
+    }
+
+    /** Registers the loss and rejection counters of {@code lockName} at zero, once. */
+    private void registerCounters(String lockName) {
+        if (this.named.add(lockName)) {
+            lostCounter(lockName);
+            lostAfterCommitCounter(lockName);
+            rejectedCounter(lockName);
+        }
+    }
+
+    private Counter lostCounter(String lockName) {
+        return Counter.builder("fencelock.lost")
+                .description("Locks lost while held")
+                .tag("lock", lockName)
+                .register(this.registry);
+    }
+
+    private Counter lostAfterCommitCounter(String lockName) {
+        return Counter.builder("fencelock.lost.after.commit")
+                .description("Locks lost after the work they protected had committed; the call returned its result")
+                .tag("lock", lockName)
+                .register(this.registry);
+    }
+
+    private Counter rejectedCounter(String lockName) {
+        return Counter.builder("fencelock.fencing.rejected")
                 .description("Writes refused by the data store because their fencing token was stale")
                 .tag("lock", lockName)
-                .register(this.registry)
-                .increment();
+                .register(this.registry);
     }
 
     private Timer acquireTimer(String lockName, String outcome) {

@@ -11,6 +11,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
@@ -32,7 +33,10 @@ import org.springframework.util.function.SingletonSupplier;
  * methods are static and every application bean they use is looked up on first use.
  */
 @Configuration(proxyBeanMethods = false)
-@Import(DistributedLockAdvisorConfiguration.AutoProxyRegistrar.class)
+@Import({
+    DistributedLockAdvisorConfiguration.AutoProxyRegistrar.class,
+    DistributedLockAdvisorConfiguration.CallTransactions.class
+})
 class DistributedLockAdvisorConfiguration {
 
     @Bean
@@ -79,6 +83,18 @@ class DistributedLockAdvisorConfiguration {
      */
     private static FenceLockProperties.Aspect adviceSettings(Environment environment) {
         return Binder.get(environment).bindOrCreate("fencelock.aspect", FenceLockProperties.Aspect.class);
+    }
+
+    /** Tells locked calls how their transactions ended, when Spring's transaction support is present. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.transaction.ConfigurableTransactionManager")
+    static class CallTransactions {
+
+        @Bean
+        @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+        static CallTransactionListenerPostProcessor fenceLockCallTransactionListenerPostProcessor() {
+            return new CallTransactionListenerPostProcessor();
+        }
     }
 
     /**

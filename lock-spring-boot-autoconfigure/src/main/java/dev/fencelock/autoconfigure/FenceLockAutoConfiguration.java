@@ -18,7 +18,8 @@ import org.springframework.context.annotation.Import;
  * {@link LockClient} over it, and the advisor that runs {@code @DistributedLock} methods under their lock.
  *
  * <p>Every {@link LockEventListener} bean (metrics, audit) receives the client's events, in
- * {@code @Order} order.
+ * {@code @Order} order. Once the application has started, a store that does not answer is reported
+ * with a warning ({@link LockStoreStartupCheck}).
  *
  * <p>Closing the context closes the client, which releases its locks and closes the backend
  * (revoking the etcd session lease), so a stopped instance does not keep locks until their
@@ -50,5 +51,11 @@ public final class FenceLockAutoConfiguration {
             builder.eventListener((listeners.size() == 1) ? listeners.get(0) : LockEventListener.composite(listeners));
         }
         return builder.build();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    LockStoreStartupCheck lockStoreStartupCheck(ObjectProvider<LockClient> lockClient, FenceLockProperties properties) {
+        return new LockStoreStartupCheck(lockClient, properties.getHealth().getTimeout());
     }
 }

@@ -37,9 +37,13 @@ import org.springframework.core.env.PropertyResolver;
  * @Transactional}: the lock is taken before the transaction begins and released after it has
  * committed, otherwise the next holder could read data the previous one has not committed yet.
  *
- * <p>If the lock is lost during the call, the method's thread is interrupted (when configured)
- * and the caller gets a {@link LockLostException} instead of the result: the work may already
- * have been rejected by a fencing-aware store, and a silent success would hide that.
+ * <p>If the lock is lost during the call, the method's thread is interrupted (when configured), a
+ * transaction of the call that has not committed yet is refused its commit, and the caller gets a
+ * {@link LockLostException} that says what was committed. A loss after the call's last transaction
+ * committed is not a failure: that work is done, and reporting it as failed would invite a retry
+ * that does it twice. The caller gets the result; the loss is logged and reported to the client's
+ * listeners ({@code fencelock.lost.after.commit}). {@link CallTransactionListener} tells the call
+ * how its transactions ended.
  */
 public class DistributedLockInterceptor implements MethodInterceptor {
 
@@ -99,20 +103,21 @@ public class DistributedLockInterceptor implements MethodInterceptor {
         }
         LossWatch watch = new LossWatch(Thread.currentThread(), this.interruptOnLost);
         lease.onLost(watch);
+        CallTransactions transactions = CallTransactions.open(lease, describe(definition, lease));
         Object result;
         try {
-            result = proceed(invocation, resource, lease);
+            result = proceed(invocation, resource, lease, transactions);
         } catch (Throwable ex) {
-            throw finish(definition, lease, watch, ex);
+            throw finish(definition, lease, watch, transactions, ex);
         }
         if (result instanceof CompletionStage<?> stage) {
             if (watch.detach()) {
                 // Lost before the method even returned its stage: the stage will report it.
                 Thread.interrupted();
             }
-            return holdUntilComplete(definition, lease, watch, stage);
+            return holdUntilComplete(definition, lease, watch, transactions, stage);
         }
-        Throwable lost = finish(definition, lease, watch, null);
+        Throwable lost = finish(definition, lease, watch, transactions, null);
         if (lost != null) {
             throw lost;
         }
@@ -187,7 +192,8 @@ public class DistributedLockInterceptor implements MethodInterceptor {
         return this.lockClient.get().acquire(request.build());
     }
 
-    private static @Nullable Object proceed(MethodInvocation invocation, String resource, LockLease lease)
+    private static @Nullable Object proceed(
+            MethodInvocation invocation, String resource, LockLease lease, CallTransactions transactions)
             throws Throwable {
         ThreadHolds.enter(resource, lease);
         FencingContext.Scope fence = FencingContext.open(lease);
@@ -196,15 +202,24 @@ public class DistributedLockInterceptor implements MethodInterceptor {
         } finally {
             fence.close();
             ThreadHolds.exit(resource);
+            transactions.close();
         }
     }
 
+    /**
+     * Stage-returning methods: their work goes on on other threads, whose transactions the call
+     * cannot see, so a loss before the stage completes always fails it.
+     */
     private Object holdUntilComplete(
-            LockDefinition definition, LockLease lease, LossWatch watch, CompletionStage<?> stage) {
+            LockDefinition definition,
+            LockLease lease,
+            LossWatch watch,
+            CallTransactions transactions,
+            CompletionStage<?> stage) {
         if (!definition.holdsUntilCompletion()) {
             // A CompletableFuture subclass must be returned as it is; a loss can then only be logged.
             stage.whenComplete((value, failure) -> releaseAsync(lease).thenAccept((held) -> {
-                Throwable lost = outcome(definition, lease, watch, null, held);
+                Throwable lost = outcome(definition, lease, watch, transactions, false, null, held);
                 if (lost != null) {
                     logger.warn(lost.getMessage());
                 }
@@ -214,7 +229,8 @@ public class DistributedLockInterceptor implements MethodInterceptor {
         CompletableFuture<Object> result = new CompletableFuture<>();
         // Whoever completes the stage may be an event loop: release without blocking on the store.
         stage.whenComplete((value, failure) -> releaseAsync(lease).whenComplete((held, releaseFailure) -> {
-            Throwable outcome = outcome(definition, lease, watch, failure, Boolean.TRUE.equals(held));
+            Throwable outcome =
+                    outcome(definition, lease, watch, transactions, false, failure, Boolean.TRUE.equals(held));
             if (outcome != null) {
                 result.completeExceptionally(outcome);
             } else {
@@ -238,41 +254,63 @@ public class DistributedLockInterceptor implements MethodInterceptor {
     }
 
     /**
-     * Releases the lease on the calling thread and decides what the caller sees: {@code failure} (possibly {@code null})
-     * while the lock held throughout, otherwise a {@link LockLostException} with {@code failure}
-     * suppressed.
+     * Releases the lease on the calling thread and decides what the caller sees: {@code failure}
+     * (possibly {@code null}) while the lock held throughout or was lost only after the call's work
+     * had committed, otherwise a {@link LockLostException} with {@code failure} suppressed.
      */
     private @Nullable Throwable finish(
-            LockDefinition definition, LockLease lease, LossWatch watch, @Nullable Throwable failure) {
+            LockDefinition definition,
+            LockLease lease,
+            LossWatch watch,
+            CallTransactions transactions,
+            @Nullable Throwable failure) {
         boolean interrupted = watch.detach();
         boolean held = this.releaseInBackground ? releaseInBackground(lease) : release(lease);
         if (interrupted) {
             // The interrupt was ours and has done its job; do not leak it into the caller's thread.
             Thread.interrupted();
         }
-        return outcome(definition, lease, watch, failure, held);
+        return outcome(definition, lease, watch, transactions, true, failure, held);
     }
 
-    private static @Nullable Throwable outcome(
+    /**
+     * @param lateLossAllowed whether a loss after the call's last commit leaves the result standing:
+     *     only when all of the call's work ran on its thread, where its transactions are seen
+     */
+    private @Nullable Throwable outcome(
             LockDefinition definition,
             LockLease lease,
             LossWatch watch,
+            CallTransactions transactions,
+            boolean lateLossAllowed,
             @Nullable Throwable failure,
             boolean heldUntilRelease) {
         if (heldUntilRelease && watch.cause() == null) {
             return failure;
         }
+        if (lateLossAllowed && failure == null && transactions.committedLast()) {
+            logger.warn(
+                    "The {} was lost after the call's last transaction had committed; the call returns its result."
+                            + " If this repeats, raise fencelock.lease-ttl or check the connection to the lock store.",
+                    describe(definition, lease));
+            this.lockClient.get().reportLostAfterCommit(lease);
+            return null;
+        }
         LockLostException lost = new LockLostException(
                 "Lock '" + lease.resource() + "' (" + definition.lockDescription() + ", fencing token "
                         + lease.fencingToken() + ") was lost while " + LockDefinition.describe(definition.method())
-                        + " ran, so its outcome is discarded; fencing-aware stores may have rejected its writes."
-                        + " Retry the call; if this repeats, raise fencelock.lease-ttl or check the connection"
-                        + " to the lock store.",
+                        + " ran" + transactions.outcome()
+                        + " If this repeats, raise fencelock.lease-ttl or check the connection to the lock store.",
                 watch.cause());
         if (failure != null) {
             lost.addSuppressed(failure);
         }
         return lost;
+    }
+
+    private static String describe(LockDefinition definition, LockLease lease) {
+        return "lock '" + lease.resource() + "' (" + definition.lockDescription() + ", fencing token "
+                + lease.fencingToken() + ") of " + LockDefinition.describe(definition.method());
     }
 
     private static CompletableFuture<Boolean> releaseAsync(LockLease lease) {

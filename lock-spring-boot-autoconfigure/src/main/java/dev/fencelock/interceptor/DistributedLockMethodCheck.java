@@ -151,8 +151,16 @@ public class DistributedLockMethodCheck implements SmartInitializingSingleton {
     private @Nullable String problem(Method method) {
         int modifiers = method.getModifiers();
         if (Modifier.isPrivate(modifiers) || Modifier.isStatic(modifiers) || Modifier.isFinal(modifiers)) {
+            // A private method is called from its own class; making it public alone would leave that call unlocked.
+            String callers = Modifier.isPrivate(modifiers)
+                    ? " A private method is called from its own class (this." + method.getName() + "(...)), and such"
+                            + " a call never passes the proxy: making the method public is not enough. Move it to"
+                            + " another bean and call it through that bean (or call it through this bean's own"
+                            + " injected proxy)."
+                    : " Make it an instance method that is not final, and call it through another bean: a call"
+                            + " through this (this." + method.getName() + "(...)) is not locked either.";
             return "@DistributedLock methods must not be private, static or final: the proxy cannot intercept"
-                    + " them, so no lock would be taken. Make the method public (or protected) and not final.";
+                    + " them, so no lock would be taken." + callers;
         }
         String reactive = reactiveType(method.getReturnType());
         if (reactive != null) {

@@ -5,7 +5,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Turns the {@code key} expression of a {@link dev.fencelock.annotation.DistributedLock
- * @DistributedLock} method into the name of the resource to lock. Define a bean of this type to
+ * &#64;DistributedLock} method into the name of the resource to lock. Define a bean of this type to
  * replace the restricted SpEL evaluation of {@link SpelLockKeyResolver}.
  */
 public interface LockKeyResolver {

@@ -1,6 +1,6 @@
 /**
  * The advisor and interceptor that run {@link dev.fencelock.annotation.DistributedLock
- * @DistributedLock} methods under a lock, the startup check of annotated methods, and the
+ * &#64;DistributedLock} methods under a lock, the startup check of annotated methods, and the
  * restricted evaluation of their lock keys.
  */
 @NullMarked

@@ -103,6 +103,20 @@ class DistributedLockMethodCheckTests {
                         .hasMessageContaining("must not be private, static or final"));
     }
 
+    /**
+     * A private method is usually called from its own class ({@code close()} calls {@code
+     * this.doClose()}); making it public alone leaves that call unlocked, without a warning.
+     */
+    @Test
+    void privateMethodReportShouldSayToCallItThroughAnotherBean() {
+        this.runner
+                .withBean(UnproxyableMethods.class)
+                .run((context) -> assertThat(failure(context))
+                        .hasMessageContaining("through another bean")
+                        .hasMessageContaining("this.hidden(...)")
+                        .hasMessageNotContaining("Make the method public (or protected) and not final."));
+    }
+
     @Test
     void nameAndKeyTogetherShouldStopStartup() {
         this.runner

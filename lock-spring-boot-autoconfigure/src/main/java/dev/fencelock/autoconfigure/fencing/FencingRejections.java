@@ -1,6 +1,8 @@
 package dev.fencelock.autoconfigure.fencing;
 
+import dev.fencelock.FencingContext;
 import dev.fencelock.FencingTokenRejectedException;
+import dev.fencelock.LockLease;
 import dev.fencelock.audit.LockAuditLog;
 import dev.fencelock.metrics.LockMetrics;
 import java.util.function.Consumer;
@@ -10,7 +12,8 @@ import org.springframework.util.ClassUtils;
 /**
  * Reports writes the database refused for a stale fencing token: the {@code
  * fencelock.fencing.rejected} counter of the {@link LockMetrics} bean and a line of the {@link
- * LockAuditLog} bean, each when the application has one.
+ * LockAuditLog} bean, each when the application has one. The counter is tagged with the name of
+ * the lock the writing thread holds for the refused resource ({@link LockLease#lockName()}).
  *
  * <p>The beans are looked up at each rejection rather than injected, because data sources are
  * wrapped early, long before Micrometer's registry exists.
@@ -18,8 +21,8 @@ import org.springframework.util.ClassUtils;
 final class FencingRejections implements Consumer<FencingTokenRejectedException> {
 
     /**
-     * The {@code lock} tag of the counter: a refusal names only the resource, and resources are
-     * unbounded, so they must not become tags.
+     * The {@code lock} tag of the counter when the writing thread's fence for the resource carries
+     * no lease (a fence pushed by hand): resources are unbounded, so they must not become tags.
      */
     static final String UNKNOWN_LOCK_NAME = "unknown";
 
@@ -40,13 +43,21 @@ final class FencingRejections implements Consumer<FencingTokenRejectedException>
         this.beanFactory.getBeanProvider(LockAuditLog.class).ifUnique((audit) -> audit.fencingRejected(rejection));
     }
 
+    /** The refusal happens on the writing thread, whose fence for the resource knows the lock. */
+    static String lockName(FencingTokenRejectedException rejection) {
+        return FencingContext.forResource(rejection.getResource())
+                .map(FencingContext.Fence::lease)
+                .map(LockLease::lockName)
+                .orElse(UNKNOWN_LOCK_NAME);
+    }
+
     /** Touches {@link LockMetrics} only when Micrometer is on the class path. */
     private static final class Metrics {
 
         static void count(BeanFactory beanFactory, FencingTokenRejectedException rejection) {
             beanFactory
                     .getBeanProvider(LockMetrics.class)
-                    .ifUnique((metrics) -> metrics.fencingRejected(UNKNOWN_LOCK_NAME, rejection));
+                    .ifUnique((metrics) -> metrics.fencingRejected(lockName(rejection), rejection));
         }
     }
 }

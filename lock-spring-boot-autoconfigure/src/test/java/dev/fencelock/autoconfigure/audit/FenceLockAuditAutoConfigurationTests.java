@@ -2,6 +2,7 @@ package dev.fencelock.autoconfigure.audit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
@@ -33,12 +34,17 @@ class FenceLockAuditAutoConfigurationTests {
     @BeforeEach
     void captureAuditLog() {
         this.audit.start();
-        ((Logger) LoggerFactory.getLogger(LockAuditLog.LOGGER_NAME)).addAppender(this.audit);
+        Logger logger = (Logger) LoggerFactory.getLogger(LockAuditLog.LOGGER_NAME);
+        // Acquire and release lines are DEBUG: routine events do not flood the default log.
+        logger.setLevel(Level.DEBUG);
+        logger.addAppender(this.audit);
     }
 
     @AfterEach
     void stopCapturing() {
-        ((Logger) LoggerFactory.getLogger(LockAuditLog.LOGGER_NAME)).detachAppender(this.audit);
+        Logger logger = (Logger) LoggerFactory.getLogger(LockAuditLog.LOGGER_NAME);
+        logger.detachAppender(this.audit);
+        logger.setLevel(null);
     }
 
     @Test

@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import dev.fencelock.FencingContext;
 import dev.fencelock.FencingTokenRejectedException;
+import dev.fencelock.LockClient;
+import dev.fencelock.LockLease;
+import dev.fencelock.LockRequest;
 import dev.fencelock.audit.LockAuditLog;
 import dev.fencelock.autoconfigure.FenceLockAutoConfiguration;
 import dev.fencelock.autoconfigure.etcd.FenceLockEtcdAutoConfiguration;
@@ -261,6 +264,37 @@ class FenceLockFencingAutoConfigurationTests {
                     }
                     assertThat(registry.get("fencelock.fencing.rejected")
                                     .tag("lock", FencingRejections.UNKNOWN_LOCK_NAME)
+                                    .counter()
+                                    .count())
+                            .isOne();
+                });
+    }
+
+    @Test
+    void rejectedWriteUnderALockShouldBeCountedUnderItsLockName() {
+        MeterRegistry registry = new SimpleMeterRegistry();
+        this.runner
+                .withBean("dataSource", DataSource.class, this::h2)
+                .withBean(LockMetrics.class, () -> new LockMetrics(registry))
+                .withPropertyValues("fencelock.backend=in-memory")
+                .run((context) -> {
+                    DataSource dataSource = context.getBean(DataSource.class);
+                    JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+                    jdbc.update("insert into fencelock_fence (resource, token, updated_at) values ('stock:2', 1000,"
+                            + " localtimestamp)");
+                    TransactionTemplate transaction =
+                            new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+                    try (LockLease lease = context.getBean(LockClient.class)
+                                    .acquire(LockRequest.builder("stock:2")
+                                            .lockName("stock")
+                                            .build());
+                            FencingContext.Scope fence = FencingContext.open(lease)) {
+                        assertThatExceptionOfType(FencingTokenRejectedException.class)
+                                .isThrownBy(() -> transaction.executeWithoutResult(
+                                        (status) -> jdbc.queryForObject("select 1", Integer.class)));
+                    }
+                    assertThat(registry.get("fencelock.fencing.rejected")
+                                    .tag("lock", "stock")
                                     .counter()
                                     .count())
                             .isOne();

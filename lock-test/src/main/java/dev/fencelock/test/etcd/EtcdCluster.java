@@ -24,8 +24,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Lock behaviour under leader loss, paused members and lost quorum can only be trusted when it has been seen
  * against etcd itself, not a fake; this class makes such a cluster cheap enough to start per test class. Every
- * member listens on 127.0.0.1 only, on ports that were free when the cluster started, with its own temporary data
- * directory.
+ * member listens on 127.0.0.1 only, on ports that were free when the cluster started (or the ones pinned with
+ * {@link Builder#clientPorts} and {@link Builder#peerPorts}), with its own temporary data directory.
  *
  * <pre>{@code
  * try (EtcdCluster etcd = EtcdCluster.builder().members(3).build().start()) {
@@ -245,37 +245,9 @@ public final class EtcdCluster implements AutoCloseable {
         return "EtcdCluster" + (members.isEmpty() ? "[" + state + "]" : members.toString());
     }
 
-    /** Finds the etcd binary: explicit path, then system property, then environment variable, then Debian's. */
-    static Path resolveBinary(@Nullable Path explicit) {
-        String property = System.getProperty(BINARY_PROPERTY);
-        String environment = System.getenv(BINARY_ENVIRONMENT_VARIABLE);
-        Path binary;
-        String source;
-        if (explicit != null) {
-            binary = explicit;
-            source = "EtcdCluster.Builder.binary";
-        } else if (property != null && !property.isBlank()) {
-            binary = Paths.get(property);
-            source = "system property " + BINARY_PROPERTY;
-        } else if (environment != null && !environment.isBlank()) {
-            binary = Paths.get(environment);
-            source = "environment variable " + BINARY_ENVIRONMENT_VARIABLE;
-        } else {
-            binary = DEFAULT_BINARY;
-            source = "the default location";
-        }
-        if (!Files.isRegularFile(binary) || !Files.isExecutable(binary)) {
-            throw new IllegalStateException("no executable etcd at " + binary + " (from " + source + "). "
-                    + "Install it with `apt-get install -y etcd-server` (Debian/Ubuntu), or point the system property "
-                    + BINARY_PROPERTY + " or the environment variable " + BINARY_ENVIRONMENT_VARIABLE
-                    + " at an etcd 3.4+ binary.");
-        }
-        return binary;
-    }
-
     private void createMembers() {
         int count = settings.members;
-        int[] ports = LoopbackPorts.reserve(2 * count);
+        int[] ports = LoopbackPorts.assign(count, settings.clientPorts, settings.peerPorts);
         int[] peerPorts = IntStream.range(0, count).map(i -> ports[2 * i + 1]).toArray();
         PeerNetwork links = settings.peerNetwork ? PeerNetwork.start(peerPorts) : null;
         network = links;
@@ -411,6 +383,8 @@ public final class EtcdCluster implements AutoCloseable {
         private Duration heartbeatInterval = Duration.ofMillis(100);
         private Duration electionTimeout = Duration.ofMillis(1000);
         private Duration startTimeout = Duration.ofSeconds(20);
+        private int[] clientPorts = new int[0];
+        private int[] peerPorts = new int[0];
         private final List<String> extraArguments = new ArrayList<>();
         private boolean peerNetwork;
 
@@ -449,6 +423,18 @@ public final class EtcdCluster implements AutoCloseable {
             return this;
         }
 
+        /** Pins the members' client ports, one per member in member order; free ports are used when not set. */
+        public Builder clientPorts(int... ports) {
+            this.clientPorts = ports.clone();
+            return this;
+        }
+
+        /** Pins the members' peer (raft) ports, one per member in member order; free ports when not set. */
+        public Builder peerPorts(int... ports) {
+            this.peerPorts = ports.clone();
+            return this;
+        }
+
         /** Routes traffic between members through proxies, so that {@link EtcdCluster#peerNetwork()} can cut it. */
         public Builder peerNetwork() {
             this.peerNetwork = true;
@@ -465,14 +451,17 @@ public final class EtcdCluster implements AutoCloseable {
          * Checks the settings and finds the binary, so a missing etcd fails here with install instructions.
          *
          * @throws IllegalStateException if no etcd binary is found
-         * @throws IllegalArgumentException if the election timeout is under five heartbeats, which etcd refuses
+         * @throws IllegalArgumentException if the election timeout is under five heartbeats, which etcd refuses, or
+         *     pinned ports do not match the number of members
          */
         public EtcdCluster build() {
+            requireOnePerMember(clientPorts, "client");
+            requireOnePerMember(peerPorts, "peer");
             if (electionTimeout.toMillis() < 5 * heartbeatInterval.toMillis()) {
                 throw new IllegalArgumentException("etcd needs an election timeout of at least 5 heartbeats, got "
                         + electionTimeout.toMillis() + " ms for a " + heartbeatInterval.toMillis() + " ms heartbeat");
             }
-            return new EtcdCluster(this, resolveBinary(binary));
+            return new EtcdCluster(this, EtcdBinary.resolve(binary));
         }
 
         private Builder copy() {
@@ -482,9 +471,18 @@ public final class EtcdCluster implements AutoCloseable {
             copy.heartbeatInterval = heartbeatInterval;
             copy.electionTimeout = electionTimeout;
             copy.startTimeout = startTimeout;
+            copy.clientPorts = clientPorts.clone();
+            copy.peerPorts = peerPorts.clone();
             copy.extraArguments.addAll(extraArguments);
             copy.peerNetwork = peerNetwork;
             return copy;
+        }
+
+        private void requireOnePerMember(int[] ports, String use) {
+            if (ports.length > 0 && ports.length != members) {
+                throw new IllegalArgumentException(members + " members need " + members + " " + use + " ports, got "
+                        + ports.length + " " + use + " port" + (ports.length == 1 ? "" : "s"));
+            }
         }
 
         private static Duration positive(String what, Duration value) {
