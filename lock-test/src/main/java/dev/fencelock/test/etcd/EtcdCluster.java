@@ -1,7 +1,5 @@
 package dev.fencelock.test.etcd;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -12,7 +10,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.stream.Collectors;
@@ -86,7 +83,7 @@ public final class EtcdCluster implements AutoCloseable {
         }
         state = State.RUNNING;
         try {
-            createMembers();
+            members.addAll(new MemberLayout(settings, binary).create());
             members.forEach(EtcdMember::launch);
             long deadline = System.nanoTime() + settings.startTimeout.toNanos();
             for (EtcdMember member : members) {
@@ -182,6 +179,17 @@ public final class EtcdCluster implements AutoCloseable {
     }
 
     /**
+     * Creates the {@code root} user and {@code users}, each with a role of its own name that may read and write its
+     * prefixes, and turns authentication on; from then on etcd refuses requests without a valid token. Users cannot
+     * be added afterwards through this method, so pass them all at once.
+     *
+     * @throws java.io.UncheckedIOException if etcd refuses a step (authentication already on, a user exists)
+     */
+    public void enableAuth(String rootPassword, EtcdUser... users) {
+        new EtcdAuthSetup(member(0)).enable(rootPassword, List.of(users));
+    }
+
+    /**
      * Stops every member by PID and deletes the data directories. Calling it again does nothing.
      *
      * <p>Paused members are resumed first, since a stopped process does not act on {@code SIGTERM}. Followers are
@@ -253,63 +261,6 @@ public final class EtcdCluster implements AutoCloseable {
         return binary;
     }
 
-    private void createMembers() {
-        int count = settings.members;
-        int[] ports = LoopbackPorts.reserve(2 * count);
-        String token = "fencelock-" + UUID.randomUUID();
-        List<String> names = new ArrayList<>();
-        StringBuilder initialCluster = new StringBuilder();
-        for (int i = 0; i < count; i++) {
-            names.add("m" + (i + 1));
-            initialCluster
-                    .append(i == 0 ? "" : ",")
-                    .append(names.get(i))
-                    .append("=http://127.0.0.1:")
-                    .append(ports[2 * i + 1]);
-        }
-        for (int i = 0; i < count; i++) {
-            Path directory = createDirectory(names.get(i));
-            List<String> command =
-                    command(names.get(i), ports[2 * i], ports[2 * i + 1], directory, initialCluster, token);
-            members.add(new EtcdMember(
-                    names.get(i), ports[2 * i], ports[2 * i + 1], directory, command, settings.startTimeout));
-        }
-    }
-
-    private List<String> command(
-            String name, int clientPort, int peerPort, Path directory, CharSequence initialCluster, String token) {
-        String clientUrl = "http://127.0.0.1:" + clientPort;
-        String peerUrl = "http://127.0.0.1:" + peerPort;
-        List<String> command = new ArrayList<>(List.of(
-                binary.toString(),
-                "--name=" + name,
-                "--data-dir=" + directory.resolve("data"),
-                "--listen-client-urls=" + clientUrl,
-                "--advertise-client-urls=" + clientUrl,
-                "--listen-peer-urls=" + peerUrl,
-                "--initial-advertise-peer-urls=" + peerUrl,
-                "--initial-cluster=" + initialCluster,
-                // Ignored by etcd once the data directory exists, so restart() can reuse this command line as is.
-                "--initial-cluster-state=new",
-                "--initial-cluster-token=" + token,
-                "--heartbeat-interval=" + settings.heartbeatInterval.toMillis(),
-                "--election-timeout=" + settings.electionTimeout.toMillis(),
-                "--logger=zap",
-                "--log-outputs=stderr"));
-        command.addAll(settings.extraArguments);
-        return command;
-    }
-
-    private static Path createDirectory(String memberName) {
-        try {
-            Path directory = Files.createTempDirectory("fencelock-etcd-" + memberName + "-");
-            JvmExitCleanup.track(directory);
-            return directory;
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not create a data directory for etcd member " + memberName, e);
-        }
-    }
-
     private static void deleteDirectory(Path directory) {
         JvmExitCleanup.deleteRecursively(directory);
         JvmExitCleanup.untrack(directory);
@@ -379,12 +330,24 @@ public final class EtcdCluster implements AutoCloseable {
     /** Describes a cluster before it is started; a builder can build any number of independent clusters. */
     public static final class Builder {
 
-        private int members = 1;
-        private @Nullable Path binary;
-        private Duration heartbeatInterval = Duration.ofMillis(100);
-        private Duration electionTimeout = Duration.ofMillis(1000);
-        private Duration startTimeout = Duration.ofSeconds(20);
-        private final List<String> extraArguments = new ArrayList<>();
+        int members = 1;
+
+        @Nullable
+        Path binary;
+
+        Duration heartbeatInterval = Duration.ofMillis(100);
+        Duration electionTimeout = Duration.ofMillis(1000);
+        Duration startTimeout = Duration.ofSeconds(20);
+
+        @Nullable
+        TestCertificates tls;
+
+        boolean clientCertAuth;
+
+        @Nullable
+        Duration authTokenTtl;
+
+        final List<String> extraArguments = new ArrayList<>();
 
         private Builder() {}
 
@@ -421,6 +384,37 @@ public final class EtcdCluster implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Serves the client URLs over TLS ({@code https://}) with a server certificate of {@code certificates}; the
+         * members copy it, so {@link EtcdMember#serverCertificateFile()} can be replaced for one member alone.
+         */
+        public Builder tls(TestCertificates certificates) {
+            this.tls = certificates;
+            return this;
+        }
+
+        /**
+         * Serves TLS like {@link #tls} and also requires a client certificate issued by {@code certificates}'
+         * authority ({@code --client-cert-auth}).
+         */
+        public Builder mutualTls(TestCertificates certificates) {
+            this.tls = certificates;
+            this.clientCertAuth = true;
+            return this;
+        }
+
+        /**
+         * etcd's {@code --auth-token-ttl}: how long an authentication token lives without being used, in whole
+         * seconds (etcd's default is 300 s). Short values let tests run past a token's expiry.
+         */
+        public Builder authTokenTtl(Duration ttl) {
+            if (ttl.toSeconds() < 1) {
+                throw new IllegalArgumentException("etcd's auth token TTL is whole seconds, at least 1 s, got " + ttl);
+            }
+            this.authTokenTtl = ttl;
+            return this;
+        }
+
         /** Further etcd flags for every member, for example {@code --auto-compaction-retention=1}. */
         public Builder extraArgument(String argument) {
             extraArguments.add(argument);
@@ -448,6 +442,9 @@ public final class EtcdCluster implements AutoCloseable {
             copy.heartbeatInterval = heartbeatInterval;
             copy.electionTimeout = electionTimeout;
             copy.startTimeout = startTimeout;
+            copy.tls = tls;
+            copy.clientCertAuth = clientCertAuth;
+            copy.authTokenTtl = authTokenTtl;
             copy.extraArguments.addAll(extraArguments);
             return copy;
         }
