@@ -28,7 +28,7 @@ final class EtcdCalls {
 
     private final EtcdRefusals.Identity identity;
 
-    private final PlainTextProbe plainTextProbe;
+    private final TlsMismatchProbe mismatchProbe;
 
     private final Duration requestTimeout;
 
@@ -43,7 +43,7 @@ final class EtcdCalls {
         this.client = client;
         this.endpoints = List.copyOf(identity.endpoints());
         this.identity = identity;
-        this.plainTextProbe = new PlainTextProbe(this.endpoints);
+        this.mismatchProbe = new TlsMismatchProbe(this.endpoints);
         this.requestTimeout = requestTimeout;
         this.attemptTimeout = attemptTimeout.compareTo(requestTimeout) < 0 ? attemptTimeout : requestTimeout;
         ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(2, runnable -> {
@@ -130,11 +130,19 @@ final class EtcdCalls {
             } else if (mayResend && !result.isDone() && EtcdRefusals.isStaleToken(failure)) {
                 send(request, what, result, false);
             } else if (!this.identity.tls() && EtcdRefusals.isClosedWithoutAnswer(failure)) {
-                this.plainTextProbe
+                // A TLS port drops a plain-text client without a word: ask the port which it speaks.
+                this.mismatchProbe
                         .servesTls()
                         .thenAccept(servesTls -> result.completeExceptionally(
                                 servesTls
                                         ? EtcdRefusals.plainTextToTls(this.identity, what, failure)
+                                        : unavailable(what, failure)));
+            } else if (this.identity.tls() && EtcdRefusals.isClosedDuringHandshake(failure)) {
+                this.mismatchProbe
+                        .servesPlainText()
+                        .thenAccept(servesPlain -> result.completeExceptionally(
+                                servesPlain
+                                        ? EtcdRefusals.tlsToPlainText(this.identity, what, failure)
                                         : unavailable(what, failure)));
             } else {
                 result.completeExceptionally(unavailable(what, failure));

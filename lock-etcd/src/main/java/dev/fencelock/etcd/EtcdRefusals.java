@@ -121,10 +121,7 @@ final class EtcdRefusals {
             }
         }
         if (anyCause(failure, cause -> cause.getClass().getSimpleName().equals("NotSslRecordException"))) {
-            return new TlsFailureException(
-                    where + " does not speak TLS on this port (TLS client, plain-text server) while " + what
-                            + "; use http:// endpoints without TLS, or serve TLS on etcd",
-                    failure);
+            return tlsToPlainText(identity, what, failure);
         }
         if (anyCause(failure, cause -> cause instanceof SSLException || cause instanceof CertificateException)) {
             String reason = innermostMessage(failure, cause -> true);
@@ -159,6 +156,22 @@ final class EtcdRefusals {
                 "etcd " + identity.endpoints() + " serves TLS, but this client speaks plain text (while " + what
                         + "): use https:// endpoints and configure TLS",
                 failure);
+    }
+
+    /** The error for a TLS client at a port that speaks plain text. */
+    static TlsFailureException tlsToPlainText(Identity identity, String what, Throwable failure) {
+        return new TlsFailureException(
+                "etcd " + identity.endpoints() + " does not speak TLS on this port (TLS client, plain-text server)"
+                        + " while " + what + "; use http:// endpoints without TLS, or serve TLS on etcd",
+                failure);
+    }
+
+    /** Whether the connection closed during the TLS handshake: the way a plain-text port drops a TLS client. */
+    static boolean isClosedDuringHandshake(Throwable failure) {
+        return anyCause(
+                failure,
+                cause -> String.valueOf(cause.getMessage())
+                        .contains("Connection closed while performing TLS negotiation"));
     }
 
     /** Whether gRPC lost the connection before any answer: the way a TLS port drops a plain-text client. */

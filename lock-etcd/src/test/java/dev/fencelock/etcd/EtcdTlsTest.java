@@ -105,6 +105,37 @@ class EtcdTlsTest {
     }
 
     @Test
+    void aTlsClientAtAPlainTextPortFailsFastNamingTls() {
+        try (EtcdCluster plain = EtcdCluster.start(1)) {
+            List<String> https = plain.endpoints().stream()
+                    .map(endpoint -> endpoint.replace("http://", "https://"))
+                    .toList();
+            try (LockClient client = client(https, TlsClients.trusting(certificates, true))) {
+                long started = System.nanoTime();
+
+                assertThatThrownBy(() -> client.acquire(request("tls-to-plain")))
+                        .isInstanceOf(LockBackendUnavailableException.class)
+                        .hasMessageContaining("does not speak TLS on this port");
+                assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(FAST);
+            }
+        }
+    }
+
+    @Test
+    void credentialsForAnEtcdWithoutAuthenticationAreRefusedNamingThat() {
+        try (EtcdLockBackend backend = EtcdLockBackend.builder()
+                .endpoints(etcd.endpoints())
+                .credentials("someone", "s3cret")
+                .customizeClient(TlsClients.trusting(certificates, true))
+                .build()) {
+            assertThatThrownBy(() -> backend.verifyAccess(Duration.ofSeconds(5)))
+                    .isInstanceOf(LockStoreAccessDeniedException.class)
+                    .hasMessageContaining("has authentication turned off")
+                    .hasMessageNotContaining("s3cret");
+        }
+    }
+
+    @Test
     void anHttpsEndpointWithoutTlsOrTlsWithAnHttpEndpointIsRefusedWhenBuilt() {
         assertThatThrownBy(() ->
                         EtcdLockBackend.builder().endpoints(etcd.endpoints()).build())
