@@ -106,6 +106,16 @@ class FenceLockAutoConfigurationTests {
     }
 
     @Test
+    void connectionDetailsFromPropertiesShouldNeverShowThePassword() {
+        FenceLockEtcdProperties etcd = new FenceLockEtcdProperties();
+        etcd.setUsername("locker");
+        etcd.setPassword("s3cret-value");
+        assertThat(new PropertiesEtcdConnectionDetails(etcd).toString())
+                .contains("locker")
+                .doesNotContain("s3cret-value");
+    }
+
+    @Test
     void runWithHttpsEndpointButNoTlsShouldFailNamingBoth() {
         this.runner
                 .withPropertyValues("fencelock.etcd.endpoints=https://10.0.0.1:2379")
