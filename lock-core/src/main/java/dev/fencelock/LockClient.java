@@ -92,6 +92,8 @@ public final class LockClient implements AutoCloseable {
      *
      * @throws LockAcquisitionTimeoutException when the lock stayed busy
      * @throws LockBackendUnavailableException when the store could not be reached in time
+     * @throws LockStoreAccessDeniedException when the store refused this client's credentials,
+     *     certificate or permissions (not temporary: do not retry)
      * @throws LockQueueFullException when too many callers of this client wait for the resource
      * @throws InvalidLockKeyException when the resource name is not valid
      */

@@ -16,7 +16,9 @@ public interface LockBackend extends AutoCloseable {
     /**
      * Acquires a lock. The future completes by the command's deadline: with the lock, or with
      * {@link dev.fencelock.LockAcquisitionTimeoutException} (busy),
-     * {@link dev.fencelock.LockBackendUnavailableException} (store unreachable), or another
+     * {@link dev.fencelock.LockBackendUnavailableException} (store unreachable), {@link
+     * dev.fencelock.LockStoreAccessDeniedException} (credentials, certificate or permissions
+     * refused; final, not to be retried), or another
      * {@link dev.fencelock.LockException}. Cancelling the future abandons the attempt. When the
      * attempt does not end with the lock, the backend leaves nothing behind in the store, even if
      * it cannot tell whether its write was applied.

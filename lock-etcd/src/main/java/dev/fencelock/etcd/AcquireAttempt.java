@@ -21,6 +21,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -158,15 +159,34 @@ final class AcquireAttempt implements QueueWaiter {
                 abandon();
             }
         });
-        removal.thenCompose(removed ->
-                        this.with.sessions().session(this.command.ttlSeconds(), this.command.deadlineNanos()))
+        removal.whenComplete((removed, ignored) -> putOnSession());
+    }
+
+    /**
+     * Puts on the live session, granting one if needed. A grant that failed because etcd could not
+     * be reached is asked again within the wait time; one that etcd refused (credentials,
+     * permissions, TLS) ends the attempt at once.
+     */
+    private void putOnSession() {
+        if (this.result.isDone()) {
+            return;
+        }
+        this.with
+                .sessions()
+                .session(this.command.ttlSeconds(), this.command.deadlineNanos())
                 .whenComplete((session, failure) -> {
-                    if (failure != null) {
-                        fail(this.calls.unavailable(
-                                "creating a session lease for lock '" + this.command.resource() + "'", failure));
-                    } else {
+                    if (failure == null) {
                         this.session = session;
                         put(session);
+                        return;
+                    }
+                    LockException cause = this.calls.unavailable(
+                            "creating a session lease for lock '" + this.command.resource() + "'", failure);
+                    if (EtcdRefusals.isFinal(cause) || !EtcdFailures.isUnavailable(failure)) {
+                        fail(cause);
+                    } else {
+                        // Nothing of a grant's is at stake: a lease granted unheard-of expires by itself.
+                        againLater(this::putOnSession, failure, false);
                     }
                 });
     }
@@ -186,12 +206,21 @@ final class AcquireAttempt implements QueueWaiter {
         this.lastPut = request;
         this.with.puts().submit(request).whenComplete((outcome, failure) -> {
             if (failure != null) {
-                if (EtcdFailures.isLeaseGone(failure)) {
+                if (EtcdRefusals.isFinal(failure)) {
+                    // Refused for who this client is, or TLS failed: nothing of this send was written,
+                    // and sending again would be refused the same way.
+                    this.outcomeUnknown = this.earlierSendUnanswered;
+                    fail(failure);
+                } else if (EtcdFailures.isLeaseGone(failure)) {
                     // etcd no longer knows this session's lease (or it expired here): nothing was
                     // written; drop the session and put again on a fresh one.
                     this.outcomeUnknown = false;
                     this.with.sessions().expire(session, "etcd no longer knows lease " + session.leaseId);
-                    putOnFreshSession(failure);
+                    if (System.nanoTime() - this.command.deadlineNanos() >= 0) {
+                        fail(this.calls.unavailable("acquiring lock '" + this.command.resource() + "'", failure));
+                    } else {
+                        putOnSession();
+                    }
                 } else if (EtcdFailures.isKnownNotWritten(failure)) {
                     // Refused before anything was proposed, or never sent: no key can exist, so no
                     // abandon marker; back off and try again within the wait time.
@@ -219,27 +248,12 @@ final class AcquireAttempt implements QueueWaiter {
         });
     }
 
-    private void putOnFreshSession(Throwable cause) {
-        if (this.result.isDone() || System.nanoTime() - this.command.deadlineNanos() >= 0) {
-            fail(this.calls.unavailable("acquiring lock '" + this.command.resource() + "'", cause));
-            return;
-        }
-        this.with
-                .sessions()
-                .session(this.command.ttlSeconds(), this.command.deadlineNanos())
-                .whenComplete((fresh, failure) -> {
-                    if (failure != null) {
-                        fail(this.calls.unavailable(
-                                "creating a session lease for lock '" + this.command.resource() + "'", failure));
-                    } else {
-                        this.session = fresh;
-                        put(fresh);
-                    }
-                });
+    private void putAgainLater(SessionLease session, Throwable refusal, boolean nothingWritten) {
+        againLater(() -> put(session), refusal, nothingWritten);
     }
 
     /** Backs off (jittered, doubling from 20 ms up to 1 s) unless that passes the wait deadline. */
-    private void putAgainLater(SessionLease session, Throwable refusal, boolean nothingWritten) {
+    private void againLater(Runnable action, Throwable refusal, boolean nothingWritten) {
         int refusals = ++this.refusals;
         long backOff = TimeUnit.MILLISECONDS.toNanos(20) << Math.min(refusals - 1, 6);
         long delay = Math.min(TimeUnit.SECONDS.toNanos(1), backOff);
@@ -250,7 +264,7 @@ final class AcquireAttempt implements QueueWaiter {
             fail(refused(refusal, nothingWritten));
             return;
         }
-        this.calls.scheduler().schedule(() -> put(session), delay, TimeUnit.NANOSECONDS);
+        this.calls.scheduler().schedule(action, delay, TimeUnit.NANOSECONDS);
     }
 
     private void onPut(SessionLease session, PutBatch.PutOutcome outcome) {
@@ -310,7 +324,7 @@ final class AcquireAttempt implements QueueWaiter {
             return;
         }
         long revision = this.myRevision;
-        CompletableFuture<TxnResponse> txn = this.calls
+        Supplier<CompletableFuture<TxnResponse>> txn = () -> this.calls
                 .client()
                 .getKVClient()
                 .txn()

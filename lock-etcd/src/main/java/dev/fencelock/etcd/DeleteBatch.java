@@ -75,7 +75,7 @@ final class DeleteBatch {
         request.addTo(conditions, operations);
         return this.calls
                 .timed(
-                        this.calls
+                        () -> this.calls
                                 .client()
                                 .getKVClient()
                                 .txn()

@@ -1,12 +1,17 @@
 package dev.fencelock.etcd;
 
-import dev.fencelock.LockBackendUnavailableException;
 import dev.fencelock.LockLostException;
 import dev.fencelock.ResourceName;
 import dev.fencelock.spi.BackendHealth;
 import dev.fencelock.spi.QueueEntry;
+import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.PutOption;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -46,6 +51,11 @@ final class EtcdAdministration {
         this.held = held;
     }
 
+    /**
+     * Health: UP when a linearizable read of {@code <ns>/health} reaches a quorum in time. Members,
+     * leader and reachable endpoints are details; when etcd does not let this user list them, the
+     * details say so and the health is still decided by the read alone.
+     */
     CompletableFuture<BackendHealth> health(Duration timeout) {
         Map<String, Object> details = new ConcurrentHashMap<>();
         details.put("endpoints", this.calls.endpoints());
@@ -56,7 +66,7 @@ final class EtcdAdministration {
                 this.calls.probeBefore(timeout.toNanos(), () -> !answered.isDone(), unansweredBecause);
         CompletableFuture<Boolean> quorum = this.calls
                 .timed(
-                        this.calls
+                        () -> this.calls
                                 .client()
                                 .getKVClient()
                                 .get(
@@ -76,20 +86,28 @@ final class EtcdAdministration {
                                                 .getMessage(),
                                         unansweredBecause.getNow("")));
                     }
+                    details.put("quorum", failure == null);
                     return failure == null;
                 });
         CompletableFuture<Void> members = this.calls
-                .timed(this.calls.client().getClusterClient().listMember(), "listing members", timeout)
-                .thenAccept(response -> {
+                .timed(() -> this.calls.client().getClusterClient().listMember(), "listing members", timeout)
+                .handle((response, failure) -> {
+                    if (failure != null) {
+                        details.put(
+                                "membersError",
+                                this.calls
+                                        .unavailable("listing members", failure)
+                                        .getMessage());
+                        return null;
+                    }
                     List<String> names = new ArrayList<>();
                     response.getMembers().forEach(member -> names.add(member.getName()));
                     details.put("members", names);
                     details.put("memberCount", names.size());
-                })
-                .exceptionally(failure -> null);
-        CompletableFuture<Void> leader =
-                leaderOf(timeout).thenAccept(id -> details.put("leaderId", id)).exceptionally(failure -> null);
-        return CompletableFuture.allOf(quorum, members, leader).thenApply(ignored -> {
+                    return null;
+                });
+        CompletableFuture<Void> statuses = endpointStatuses(timeout, details);
+        return CompletableFuture.allOf(quorum, members, statuses).thenApply(ignored -> {
             details.put("sessions", sessionDetails());
             details.put("heldLocks", this.held.size());
             return new BackendHealth(quorum.join(), details);
@@ -100,14 +118,14 @@ final class EtcdAdministration {
     CompletableFuture<Long> currentRevision() {
         return this.calls
                 .timed(
-                        this.calls
+                        () -> this.calls
                                 .client()
                                 .getKVClient()
                                 .get(
                                         EtcdCalls.bytes(this.keys.namespace() + "/health"),
                                         GetOption.builder().withCountOnly(true).build()),
                         "reading the current revision")
-                .thenApply(response -> response.getHeader().getRevision());
+                .thenApply((GetResponse response) -> response.getHeader().getRevision());
     }
 
     private static String withReason(String error, String reason) {
@@ -122,36 +140,86 @@ final class EtcdAdministration {
             lease.put("leaseId", session.leaseId);
             lease.put("ttlSeconds", ttlSeconds);
             lease.put("validForMillis", Math.max(0, session.validFor().toMillis()));
+            lease.put("lastKeepAliveAgeMillis", session.sinceLastConfirmed().toMillis());
             lease.put("locks", session.locks.size());
             leases.add(lease);
         });
         return leases;
     }
 
-    /** The leader's member id as one endpoint reports it, in hex as etcd prints it. */
-    private CompletableFuture<String> leaderOf(Duration timeout) {
-        CompletableFuture<String> result = new CompletableFuture<>();
-        AtomicInteger left = new AtomicInteger(this.calls.endpoints().size());
-        for (String endpoint : this.calls.endpoints()) {
-            this.calls
-                    .timed(this.calls.client().getMaintenanceClient().statusMember(endpoint), "reading status", timeout)
-                    .whenComplete((status, failure) -> {
-                        if (failure == null && status.getLeader() != 0) {
-                            result.complete(Long.toHexString(status.getLeader()));
-                        } else if (left.decrementAndGet() == 0) {
-                            // Every endpoint failed or knew no leader.
-                            result.completeExceptionally(
-                                    new LockBackendUnavailableException("no endpoint knows a leader"));
+    /**
+     * Asks every endpoint for its status: how many answer ({@code endpointsReachable}) and the
+     * leader's member id as they report it, in hex as etcd prints it ({@code leaderId}).
+     */
+    private CompletableFuture<Void> endpointStatuses(Duration timeout, Map<String, Object> details) {
+        List<String> endpoints = this.calls.endpoints();
+        AtomicInteger reachable = new AtomicInteger();
+        List<CompletableFuture<?>> asked = new ArrayList<>();
+        for (String endpoint : endpoints) {
+            asked.add(this.calls
+                    .timed(
+                            () -> this.calls.client().getMaintenanceClient().statusMember(endpoint),
+                            "reading the status of " + endpoint,
+                            timeout)
+                    .handle((status, failure) -> {
+                        if (failure == null) {
+                            reachable.incrementAndGet();
+                            if (status.getLeader() != 0) {
+                                details.putIfAbsent("leaderId", Long.toHexString(status.getLeader()));
+                            }
+                        } else {
+                            details.putIfAbsent(
+                                    "statusError",
+                                    this.calls
+                                            .unavailable("reading the status of " + endpoint, failure)
+                                            .getMessage());
                         }
-                    });
+                        return null;
+                    }));
         }
-        return result;
+        return CompletableFuture.allOf(asked.toArray(CompletableFuture[]::new)).thenRun(() -> {
+            details.put("endpointsReachable", reachable.get());
+            details.put("endpointCount", endpoints.size());
+        });
+    }
+
+    /**
+     * Checks that etcd lets this client do what locking needs, without writing anything: one Txn
+     * whose compare never holds, with puts under {@code <ns>/locks/} and {@code <ns>/abandoned/} and
+     * prefix reads of both in the branch that never runs. etcd checks the permissions of every
+     * request in both branches of a Txn, so it refuses this one exactly when it would refuse locking.
+     */
+    CompletableFuture<Void> verifyAccess(Duration timeout) {
+        String locks = this.keys.locksPrefix();
+        String abandoned = this.keys.namespace() + "/abandoned/";
+        ByteSequence probe = EtcdCalls.bytes(locks + ".access-check");
+        GetOption countPrefix =
+                GetOption.builder().isPrefix(true).withCountOnly(true).build();
+        return this.calls
+                .timed(
+                        () -> this.calls
+                                .client()
+                                .getKVClient()
+                                .txn()
+                                .If(new Cmp(probe, Cmp.Op.LESS, CmpTarget.version(0)))
+                                .Then(
+                                        Op.put(probe, ByteSequence.EMPTY, PutOption.DEFAULT),
+                                        Op.put(
+                                                EtcdCalls.bytes(abandoned + ".access-check"),
+                                                ByteSequence.EMPTY,
+                                                PutOption.DEFAULT),
+                                        Op.get(EtcdCalls.bytes(locks), countPrefix),
+                                        Op.get(EtcdCalls.bytes(abandoned), countPrefix))
+                                .commit(),
+                        "checking access to the keys under '" + this.keys.namespace() + "/'",
+                        timeout)
+                .thenApply(response -> null);
     }
 
     CompletableFuture<List<QueueEntry>> queue(ResourceName resource) {
         return this.calls
                 .timed(
-                        this.calls
+                        () -> this.calls
                                 .client()
                                 .getKVClient()
                                 .get(

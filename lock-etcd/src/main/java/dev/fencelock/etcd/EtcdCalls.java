@@ -13,6 +13,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /**
  * What every etcd request of one backend shares: the jetcd client, the timer threads, the
@@ -26,6 +27,10 @@ final class EtcdCalls {
 
     private final List<String> endpoints;
 
+    private final EtcdRefusals.Identity identity;
+
+    private final TlsMismatchProbe mismatchProbe;
+
     private final Duration requestTimeout;
 
     /** How long one send of a guarded write waits before it is sent again; at most the request timeout. */
@@ -37,9 +42,11 @@ final class EtcdCalls {
 
     private volatile boolean closed;
 
-    EtcdCalls(Client client, List<String> endpoints, Duration requestTimeout, Duration attemptTimeout) {
+    EtcdCalls(Client client, EtcdRefusals.Identity identity, Duration requestTimeout, Duration attemptTimeout) {
         this.client = client;
-        this.endpoints = List.copyOf(endpoints);
+        this.endpoints = List.copyOf(identity.endpoints());
+        this.identity = identity;
+        this.mismatchProbe = new TlsMismatchProbe(this.endpoints);
         this.requestTimeout = requestTimeout;
         this.attemptTimeout = attemptTimeout.compareTo(requestTimeout) < 0 ? attemptTimeout : requestTimeout;
         ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(2, runnable -> {
@@ -110,31 +117,70 @@ final class EtcdCalls {
         this.scheduler.shutdownNow();
     }
 
-    <T> CompletableFuture<T> timed(CompletableFuture<T> future, String what) {
-        return timed(future, what, this.requestTimeout);
+    <T> CompletableFuture<T> timed(Supplier<CompletableFuture<T>> request, String what) {
+        return timed(request, what, this.requestTimeout);
     }
 
-    /** Bounds a jetcd call and turns every failure of the store into {@link dev.fencelock.LockBackendUnavailableException}. */
-    <T> CompletableFuture<T> timed(CompletableFuture<T> future, String what, Duration timeout) {
+    /**
+     * Sends a jetcd call and bounds it by {@code timeout}; every failure of the store reaches the caller
+     * as a {@link LockException}: {@link dev.fencelock.LockStoreAccessDeniedException} when etcd refused
+     * this client, {@link dev.fencelock.LockBackendUnavailableException} otherwise. A call refused for a
+     * stale authentication token is sent once more: it was not applied, and jetcd authenticates afresh.
+     */
+    <T> CompletableFuture<T> timed(Supplier<CompletableFuture<T>> request, String what, Duration timeout) {
         CompletableFuture<T> result = new CompletableFuture<>();
         ScheduledFuture<?> timer = this.scheduler.schedule(
                 () -> result.completeExceptionally(new EtcdFailures.NoAnswerException("etcd " + this.endpoints
                         + " did not answer " + what + " within " + timeout.toMillis() + " ms")),
                 timeout.toNanos(),
                 TimeUnit.NANOSECONDS);
-        future.whenComplete((value, failure) -> {
-            timer.cancel(false);
-            if (failure != null) {
-                result.completeExceptionally(unavailable(what, failure));
-            } else {
-                result.complete(value);
-            }
-        });
+        result.whenComplete((value, failure) -> timer.cancel(false));
+        send(request, what, result, true);
         return result;
     }
 
+    private <T> void send(
+            Supplier<CompletableFuture<T>> request, String what, CompletableFuture<T> result, boolean mayResend) {
+        CompletableFuture<T> future;
+        try {
+            future = request.get();
+        } catch (RuntimeException ex) {
+            future = CompletableFuture.failedFuture(ex);
+        }
+        future.whenComplete((value, failure) -> {
+            if (failure == null) {
+                result.complete(value);
+            } else if (mayResend && !result.isDone() && EtcdRefusals.isStaleToken(failure)) {
+                send(request, what, result, false);
+            } else if (!this.identity.tls() && EtcdRefusals.isClosedWithoutAnswer(failure)) {
+                // A TLS port drops a plain-text client without a word: ask the port which it speaks.
+                this.mismatchProbe
+                        .servesTls()
+                        .thenAccept(servesTls -> result.completeExceptionally(
+                                servesTls
+                                        ? EtcdRefusals.plainTextToTls(this.identity, what, failure)
+                                        : unavailable(what, failure)));
+            } else if (this.identity.tls() && EtcdRefusals.isClosedDuringHandshake(failure)) {
+                this.mismatchProbe
+                        .servesPlainText()
+                        .thenAccept(servesPlain -> result.completeExceptionally(
+                                servesPlain
+                                        ? EtcdRefusals.tlsToPlainText(this.identity, what, failure)
+                                        : unavailable(what, failure)));
+            } else {
+                result.completeExceptionally(unavailable(what, failure));
+            }
+        });
+    }
+
+    /** {@code failure} as the caller sees it: a refusal explained, or the store unavailable. */
     LockException unavailable(String what, Throwable failure) {
-        return EtcdFailures.unavailable(this.endpoints, what, failure);
+        LockException known = EtcdFailures.lockExceptionIn(failure);
+        if (known != null) {
+            return known;
+        }
+        LockException refusal = EtcdRefusals.explain(failure, this.identity, what);
+        return (refusal != null) ? refusal : EtcdFailures.unavailable(this.endpoints, what, failure);
     }
 
     static ByteSequence bytes(String value) {

@@ -9,6 +9,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a failed etcd request tells about its write: applied or not, or unknown. Every retry decision
@@ -44,13 +45,15 @@ final class EtcdFailures {
      * Whether {@code failure} proves that nothing of the request was written: etcd refused it with
      * {@code RESOURCE_EXHAUSTED} ({@code etcdserver: too many requests}, refused before proposing
      * when its apply lags its commits by too much; or no space left, refused before applying), or
-     * the client never sent it. jetcd does not retry Txns, so no earlier attempt can have applied.
+     * the client never sent it, or its authentication token was stale (checked before proposing). jetcd
+     * does not retry Txns, so no earlier attempt can have applied.
      */
     static boolean isKnownNotWritten(Throwable failure) {
-        return anyCause(
-                failure,
-                cause -> cause instanceof TxnCoalescer.NotSentException
-                        || hasCode(cause, Status.Code.RESOURCE_EXHAUSTED));
+        return EtcdRefusals.isStaleToken(failure)
+                || anyCause(
+                        failure,
+                        cause -> cause instanceof TxnCoalescer.NotSentException
+                                || hasCode(cause, Status.Code.RESOURCE_EXHAUSTED));
     }
 
     /**
@@ -110,15 +113,26 @@ final class EtcdFailures {
      * as it is, anything else as {@link LockBackendUnavailableException} naming the endpoints.
      */
     static LockException unavailable(List<String> endpoints, String what, Throwable failure) {
+        LockException known = lockExceptionIn(failure);
+        if (known != null) {
+            return known;
+        }
+        Throwable cause = unwrapped(failure);
+        String reason = (cause instanceof TimeoutException) ? "timed out" : cause.toString();
+        return new LockBackendUnavailableException("etcd " + endpoints + " failed " + what + ": " + reason, cause);
+    }
+
+    /** The {@link LockException} under the future's wrappers, if that is what failed. */
+    static @Nullable LockException lockExceptionIn(Throwable failure) {
+        return (unwrapped(failure) instanceof LockException lockException) ? lockException : null;
+    }
+
+    private static Throwable unwrapped(Throwable failure) {
         Throwable cause = failure;
         while ((cause instanceof CompletionException || cause instanceof ExecutionException)
                 && cause.getCause() != null) {
             cause = cause.getCause();
         }
-        if (cause instanceof LockException lockException) {
-            return lockException;
-        }
-        String reason = (cause instanceof TimeoutException) ? "timed out" : cause.toString();
-        return new LockBackendUnavailableException("etcd " + endpoints + " failed " + what + ": " + reason, cause);
+        return cause;
     }
 }

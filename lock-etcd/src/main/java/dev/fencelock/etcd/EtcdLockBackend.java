@@ -1,7 +1,9 @@
 package dev.fencelock.etcd;
 
+import dev.fencelock.LockBackendUnavailableException;
 import dev.fencelock.LockException;
 import dev.fencelock.LockLostException;
+import dev.fencelock.LockStoreAccessDeniedException;
 import dev.fencelock.ResourceName;
 import dev.fencelock.spi.AcquireCommand;
 import dev.fencelock.spi.BackendHealth;
@@ -23,6 +25,9 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Locks on etcd, with the algorithm of etcd's {@code concurrency.Mutex} and a fencing token.
@@ -53,6 +58,8 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class EtcdLockBackend implements LockBackend, LockAdministration {
 
+    private static final Logger logger = LoggerFactory.getLogger(EtcdLockBackend.class);
+
     private final EtcdCalls calls;
 
     private final boolean ownsClient;
@@ -81,8 +88,8 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
 
     private final AcquireAttempt.Collaborators attempts;
 
-    EtcdLockBackend(EtcdLockBackendBuilder builder, Client client, boolean ownsClient) {
-        this.calls = new EtcdCalls(client, builder.endpoints, builder.requestTimeout, builder.attemptTimeout);
+    EtcdLockBackend(EtcdLockBackendBuilder builder, Client client, boolean ownsClient, EtcdRefusals.Identity identity) {
+        this.calls = new EtcdCalls(client, identity, builder.requestTimeout, builder.attemptTimeout);
         this.ownsClient = ownsClient;
         this.keys = new LockKeys(builder.namespace);
         this.instanceId = builder.instanceId;
@@ -209,7 +216,7 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
         }
         long sent = System.nanoTime();
         CompletableFuture<TxnResponse> check = this.calls.timed(
-                this.calls
+                () -> this.calls
                         .client()
                         .getKVClient()
                         .txn()
@@ -221,7 +228,7 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
                 "confirming lock '" + lock.resource() + "'");
         CompletableFuture<Long> keepAlive = this.calls
                 .timed(
-                        this.calls.client().getLeaseClient().keepAliveOnce(session.leaseId),
+                        () -> this.calls.client().getLeaseClient().keepAliveOnce(session.leaseId),
                         "renewing the lease of lock '" + lock.resource() + "'")
                 .thenApply(response -> response.getTTL());
         return check.thenCombine(keepAlive, (confirmed, ttl) -> {
@@ -282,6 +289,37 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
     @Override
     public CompletableFuture<BackendHealth> health(Duration timeout) {
         return this.administration.health(timeout);
+    }
+
+    /**
+     * Checks once that etcd lets this client lock: that it accepts the connection (TLS, client
+     * certificate) and the credentials, and that they may read and write every key under the
+     * namespace. Writes nothing. Meant for startup, so a wrong password or a missing permission
+     * stops an application at once instead of failing its first lock.
+     *
+     * @return {@code true} when the check passed, {@code false} when etcd did not answer within
+     *     {@code timeout}: locking fails until etcd can be reached, which the caller reports (the
+     *     Spring Boot starter logs it once at startup)
+     * @throws LockStoreAccessDeniedException when etcd refused the credentials, the client
+     *     certificate or the permissions
+     * @throws LockBackendUnavailableException when the TLS handshake failed
+     */
+    public boolean verifyAccess(Duration timeout) {
+        try {
+            this.administration.verifyAccess(timeout).get();
+            return true;
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new LockException("Interrupted while checking access to etcd " + this.calls.endpoints(), ex);
+        } catch (ExecutionException ex) {
+            LockException failure = this.calls.unavailable("checking access", ex.getCause());
+            if (EtcdRefusals.isFinal(failure)
+                    || !(EtcdFailures.isUnavailable(failure) || EtcdFailures.isNoAnswer(failure))) {
+                throw failure;
+            }
+            logger.debug("{}; locking fails until etcd can be reached", failure.getMessage());
+            return false;
+        }
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.fencelock.etcd;
 import dev.fencelock.spi.LockAdministration;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
+import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -127,7 +128,11 @@ public final class EtcdLockBackendBuilder {
         return this;
     }
 
-    /** Adjusts the jetcd client before it is built (TLS, authority, interceptors). */
+    /**
+     * Adjusts the jetcd client before it is built (TLS, authority, interceptors). TLS is on when the
+     * customizer gives the client an {@code sslContext}; endpoints must then use {@code https://},
+     * and without it {@code http://}.
+     */
     public EtcdLockBackendBuilder customizeClient(Consumer<ClientBuilder> customizer) {
         this.customizer = Objects.requireNonNull(customizer);
         return this;
@@ -146,9 +151,16 @@ public final class EtcdLockBackendBuilder {
         return this;
     }
 
+    /**
+     * Builds the backend. It does not contact etcd; {@link EtcdLockBackend#verifyAccess} does.
+     *
+     * @throws IllegalArgumentException if the endpoints' scheme and the TLS settings disagree
+     */
     public EtcdLockBackend build() {
         if (this.clientFactory != null) {
-            return new EtcdLockBackend(this, this.clientFactory.get(), false);
+            // A client made elsewhere: its endpoints' scheme says whether it speaks TLS.
+            boolean tls = this.endpoints.stream().anyMatch(endpoint -> endpoint.startsWith("https://"));
+            return new EtcdLockBackend(this, this.clientFactory.get(), false, identity(tls));
         }
         ClientBuilder builder = Client.builder()
                 .endpoints(this.endpoints.toArray(String[]::new))
@@ -158,13 +170,39 @@ public final class EtcdLockBackendBuilder {
                 // etcd refuses HTTP/2 pings on a connection with no call open (PermitWithoutStream is off)
                 // and closes an idle client's connection with GOAWAY too_many_pings, failing whatever
                 // starts at that moment. Ping only while calls are open; keep-alive rounds are calls.
-                .keepaliveWithoutCalls(false);
+                .keepaliveWithoutCalls(false)
+                // Without it, a call waits for a connection that a failing TLS handshake never makes, and
+                // ends as "no answer" with its cause lost. Failing at once carries the cause; calls that
+                // are safe to repeat are repeated by this backend within their wait time.
+                .waitForReady(false);
         if (this.user != null && this.password != null) {
             builder.user(EtcdCalls.bytes(this.user)).password(EtcdCalls.bytes(this.password));
         }
         if (this.customizer != null) {
             this.customizer.accept(builder);
         }
-        return new EtcdLockBackend(this, builder.build(), true);
+        boolean tls = builder.sslContext() != null;
+        checkSchemes(this.endpoints, tls);
+        return new EtcdLockBackend(this, builder.build(), true, identity(tls));
+    }
+
+    private EtcdRefusals.Identity identity(boolean tls) {
+        return new EtcdRefusals.Identity(this.endpoints, this.user, this.namespace, tls);
+    }
+
+    /** jetcd speaks TLS whenever it has an sslContext, whatever the scheme says: make them agree. */
+    static void checkSchemes(List<String> endpoints, boolean tls) {
+        for (String endpoint : endpoints) {
+            String scheme = URI.create(endpoint.trim()).getScheme();
+            if ("https".equalsIgnoreCase(scheme) && !tls) {
+                throw new IllegalArgumentException("etcd endpoint " + endpoint
+                        + " uses https://, but TLS is not configured (the jetcd client has no sslContext);"
+                        + " configure TLS, or use http:// for a plain-text etcd");
+            }
+            if ("http".equalsIgnoreCase(scheme) && tls) {
+                throw new IllegalArgumentException("TLS is configured (the jetcd client has an sslContext), but etcd"
+                        + " endpoint " + endpoint + " uses http://; use https:// for a TLS etcd, or drop TLS");
+            }
+        }
     }
 }

@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -159,7 +160,7 @@ final class GuardedDeletes {
         }
         ByteSequence keyBytes = EtcdCalls.bytes(key);
         PutOption onSession = PutOption.builder().withLeaseId(session.leaseId).build();
-        CompletableFuture<TxnResponse> txn = this.calls
+        Supplier<CompletableFuture<TxnResponse>> txn = () -> this.calls
                 .client()
                 .getKVClient()
                 .txn()
@@ -206,7 +207,10 @@ final class GuardedDeletes {
                             }
                             this.calls
                                     .timed(
-                                            this.calls.client().getKVClient().delete(marker),
+                                            () -> this.calls
+                                                    .client()
+                                                    .getKVClient()
+                                                    .delete(marker),
                                             "deleting an abandon marker",
                                             this.calls.attemptTimeout())
                                     .whenComplete((deleted, failure) -> {

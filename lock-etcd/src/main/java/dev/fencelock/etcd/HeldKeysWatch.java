@@ -189,7 +189,7 @@ final class HeldKeysWatch {
         }
         this.calls
                 .timed(
-                        this.calls
+                        () -> this.calls
                                 .client()
                                 .getKVClient()
                                 .get(
@@ -214,7 +214,7 @@ final class HeldKeysWatch {
         for (EtcdLock lock : locks) {
             this.calls
                     .timed(
-                            this.calls.client().getKVClient().get(EtcdCalls.bytes(lock.key)),
+                            () -> this.calls.client().getKVClient().get(EtcdCalls.bytes(lock.key)),
                             "checking lock '" + lock.resource() + "'")
                     .whenComplete((response, failure) -> {
                         if (failure == null

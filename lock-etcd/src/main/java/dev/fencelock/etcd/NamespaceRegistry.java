@@ -2,6 +2,7 @@ package dev.fencelock.etcd;
 
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
@@ -41,7 +42,7 @@ final class NamespaceRegistry {
     CompletableFuture<List<String>> register() {
         ByteSequence key = EtcdCalls.bytes(ROOT + LockKeys.encode(this.namespace));
         CompletableFuture<?> put = this.calls.timed(
-                this.calls
+                () -> this.calls
                         .client()
                         .getKVClient()
                         .txn()
@@ -50,7 +51,7 @@ final class NamespaceRegistry {
                         .commit(),
                 "registering namespace '" + this.namespace + "'");
         return put.thenCompose(ignored -> this.calls.timed(
-                        this.calls
+                        () -> this.calls
                                 .client()
                                 .getKVClient()
                                 .get(
@@ -60,7 +61,7 @@ final class NamespaceRegistry {
                                                 .withKeysOnly(true)
                                                 .build()),
                         "reading the namespace registry"))
-                .thenApply(response -> {
+                .thenApply((GetResponse response) -> {
                     List<String> nested = new ArrayList<>();
                     for (KeyValue kv : response.getKvs()) {
                         String other = LockKeys.decode(

@@ -67,7 +67,7 @@ final class OrphanSweep {
         for (SessionLease session : this.sessions.live().values()) {
             this.calls
                     .timed(
-                            this.calls
+                            () -> this.calls
                                     .client()
                                     .getLeaseClient()
                                     .timeToLive(
@@ -94,7 +94,7 @@ final class OrphanSweep {
     /** Reads a candidate key for its create revision and deletes it if it is still nobody's here. */
     private void inspect(String key, SessionLease session) {
         this.calls
-                .timed(this.calls.client().getKVClient().get(EtcdCalls.bytes(key)), "reading '" + key + "'")
+                .timed(() -> this.calls.client().getKVClient().get(EtcdCalls.bytes(key)), "reading '" + key + "'")
                 .whenComplete((response, failure) -> {
                     if (failure != null) {
                         return;

@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -217,7 +218,7 @@ final class PutBatch {
         AcquisitionOps ops = pending.request().ops();
         Op put = ops.putOp(pending.request().session());
         boolean readOwner = pending.request().readOwner();
-        CompletableFuture<TxnResponse> txn = this.calls
+        Supplier<CompletableFuture<TxnResponse>> txn = () -> this.calls
                 .client()
                 .getKVClient()
                 .txn()

@@ -116,7 +116,7 @@ final class ResourceWatch {
         GetOption all = GetOption.builder().isPrefix(true).withKeysOnly(true).build();
         this.calls
                 .timed(
-                        this.calls.client().getKVClient().get(EtcdCalls.bytes(this.prefix), all),
+                        () -> this.calls.client().getKVClient().get(EtcdCalls.bytes(this.prefix), all),
                         "reading the queue of " + this.prefix)
                 .whenComplete((response, failure) -> {
                     if (failure != null) {

@@ -59,6 +59,11 @@ final class SessionLease {
         return Duration.ofNanos(this.validUntilNanos - System.nanoTime());
     }
 
+    /** How long ago the last keep-alive that etcd confirmed was sent (or the lease was granted). */
+    Duration sinceLastConfirmed() {
+        return Duration.ofNanos(System.nanoTime() - this.lastConfirmedSentNanos);
+    }
+
     boolean isExpired() {
         return this.expired || System.nanoTime() - this.validUntilNanos >= 0;
     }

@@ -79,7 +79,9 @@ final class SessionLeases {
     private CompletableFuture<SessionLease> grantSession(long ttlSeconds) {
         long sent = System.nanoTime();
         return this.calls
-                .timed(this.calls.client().getLeaseClient().grant(ttlSeconds), "granting a " + ttlSeconds + "s lease")
+                .timed(
+                        () -> this.calls.client().getLeaseClient().grant(ttlSeconds),
+                        "granting a " + ttlSeconds + "s lease")
                 .thenApply(response -> {
                     SessionLease session = new SessionLease(response.getID(), ttlSeconds, response.getTTL(), sent);
                     logger.debug("Session lease {} granted ({}s)", session.leaseId, ttlSeconds);
@@ -118,7 +120,7 @@ final class SessionLeases {
                 Math.min(this.calls.requestTimeout().toNanos(), TimeUnit.SECONDS.toNanos(session.ttlSeconds))));
         this.calls
                 .timed(
-                        this.calls.client().getLeaseClient().keepAliveOnce(session.leaseId),
+                        () -> this.calls.client().getLeaseClient().keepAliveOnce(session.leaseId),
                         "keeping lease alive",
                         timeout)
                 .whenComplete((response, failure) -> {
@@ -189,7 +191,7 @@ final class SessionLeases {
         session.locks.clear();
         // If etcd still has the lease, its keys would block others until it expires: revoke it.
         this.calls
-                .timed(this.calls.client().getLeaseClient().revoke(session.leaseId), "revoking a lost lease")
+                .timed(() -> this.calls.client().getLeaseClient().revoke(session.leaseId), "revoking a lost lease")
                 .exceptionally(failure -> null);
     }
 
@@ -206,7 +208,7 @@ final class SessionLeases {
                 cancel(session.deadlineTask);
                 session.locks.forEach(EtcdLock::markReleased);
                 revokes.add(this.calls
-                        .timed(this.calls.client().getLeaseClient().revoke(session.leaseId), "revoking a lease")
+                        .timed(() -> this.calls.client().getLeaseClient().revoke(session.leaseId), "revoking a lease")
                         .exceptionally(failure -> null));
             }
         }

@@ -31,7 +31,7 @@ final class SharedTxn {
             Consumer<TxnResponse> succeeded,
             Supplier<CompletableFuture<?>> eachAlone,
             Consumer<Throwable> failed) {
-        CompletableFuture<TxnResponse> txn = calls.client()
+        Supplier<CompletableFuture<TxnResponse>> txn = () -> calls.client()
                 .getKVClient()
                 .txn()
                 .If(conditions.toArray(Cmp[]::new))

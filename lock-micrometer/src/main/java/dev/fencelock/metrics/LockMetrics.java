@@ -7,6 +7,7 @@ import dev.fencelock.LockClient;
 import dev.fencelock.LockEventListener;
 import dev.fencelock.LockLease;
 import dev.fencelock.LockLostException;
+import dev.fencelock.LockStoreAccessDeniedException;
 import dev.fencelock.ResourceName;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -25,9 +26,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <ul>
  *   <li>{@code fencelock.acquire} (timer; tags {@code lock}, {@code outcome} = {@code acquired} |
- *       {@code timeout} | {@code unavailable} | {@code error})
+ *       {@code timeout} | {@code unavailable} | {@code denied} | {@code error})
  *   <li>{@code fencelock.renew} (timer; tags {@code lock}, {@code outcome} = {@code renewed} |
- *       {@code lost} | {@code unavailable} | {@code error})
+ *       {@code lost} | {@code unavailable} | {@code denied} | {@code error})
  *   <li>{@code fencelock.release} (timer of the store call; tag {@code lock})
  *   <li>{@code fencelock.held} (long task timer; tag {@code lock})
  *   <li>{@code fencelock.active}, {@code fencelock.waiting} (gauges of this client)
@@ -188,6 +189,9 @@ public final class LockMetrics implements LockEventListener {
         }
         if (cause instanceof LockBackendUnavailableException) {
             return "unavailable";
+        }
+        if (cause instanceof LockStoreAccessDeniedException) {
+            return "denied";
         }
         return "error";
     }

@@ -12,12 +12,17 @@ import dev.fencelock.LockAcquisitionTimeoutException;
 import dev.fencelock.LockClient;
 import dev.fencelock.LockLease;
 import dev.fencelock.LockRequest;
+import dev.fencelock.LockStoreAccessDeniedException;
 import dev.fencelock.ResourceName;
 import dev.fencelock.audit.LockAuditLog;
 import dev.fencelock.memory.InMemoryLockBackend;
 import dev.fencelock.memory.InMemoryLockStore;
+import dev.fencelock.spi.AcquireCommand;
+import dev.fencelock.spi.BackendLock;
+import dev.fencelock.spi.LockBackend;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -111,6 +116,46 @@ class LockMetricsTest {
                 .isEqualTo(1);
         assertThat(this.registry.get("fencelock.waiting").gauge().value()).isZero();
         held.release();
+    }
+
+    @Test
+    void refusalsOfTheStoreAreCountedApartFromUnavailability() {
+        LockBackend refusing = new LockBackend() {
+            @Override
+            public CompletableFuture<BackendLock> acquire(AcquireCommand command) {
+                return CompletableFuture.failedFuture(new LockStoreAccessDeniedException("permission denied"));
+            }
+
+            @Override
+            public CompletableFuture<Long> renew(BackendLock lock) {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public CompletableFuture<Boolean> release(BackendLock lock) {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public String describe() {
+                return "refusing";
+            }
+
+            @Override
+            public void close() {}
+        };
+        try (LockClient denied = LockClient.builder(refusing)
+                .eventListener(new LockMetrics(this.registry))
+                .build()) {
+            assertThatThrownBy(() -> denied.acquire(LockRequest.of("secret")))
+                    .isInstanceOf(LockStoreAccessDeniedException.class);
+        }
+        assertThat(this.registry
+                        .get("fencelock.acquire")
+                        .tags("lock", "unnamed", "outcome", "denied")
+                        .timer()
+                        .count())
+                .isEqualTo(1);
     }
 
     @Test

@@ -5,8 +5,9 @@ package dev.fencelock.annotation;
  * whole wait timeout (or too many callers of this instance already wait for it).
  *
  * <p>Only contention counts as "not acquired". When the lock store cannot be reached, the call
- * always fails with {@link dev.fencelock.LockBackendUnavailableException}: skipping work because
- * etcd is down would hide an outage.
+ * always fails with {@link dev.fencelock.LockBackendUnavailableException}, and when it refuses this
+ * application with {@link dev.fencelock.LockStoreAccessDeniedException}: skipping work because etcd
+ * is down or misconfigured would hide it.
  */
 public enum LockNotAcquiredPolicy {
 

@@ -1,14 +1,10 @@
 package dev.fencelock.autoconfigure;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.core.Ordered;
-import org.springframework.core.io.Resource;
 
 /**
  * Configuration properties for FenceLock.
@@ -51,7 +47,8 @@ public class FenceLockProperties implements InitializingBean {
 
     private final Aspect aspect = new Aspect();
 
-    private final Etcd etcd = new Etcd();
+    @NestedConfigurationProperty
+    private final FenceLockEtcdProperties etcd = new FenceLockEtcdProperties();
 
     @NestedConfigurationProperty
     private final FencingProperties fencing = new FencingProperties();
@@ -136,7 +133,7 @@ public class FenceLockProperties implements InitializingBean {
         return this.aspect;
     }
 
-    public Etcd getEtcd() {
+    public FenceLockEtcdProperties getEtcd() {
         return this.etcd;
     }
 
@@ -210,145 +207,6 @@ public class FenceLockProperties implements InitializingBean {
 
         public void setReleaseInBackground(boolean releaseInBackground) {
             this.releaseInBackground = releaseInBackground;
-        }
-    }
-
-    /** Connection to etcd. */
-    public static class Etcd {
-
-        /** etcd client URLs, such as http://10.0.0.1:2379. */
-        private List<String> endpoints = new ArrayList<>(List.of("http://127.0.0.1:2379"));
-
-        /** Login user of etcd authentication. */
-        private @Nullable String username;
-
-        /** Login password of etcd authentication. */
-        private @Nullable String password;
-
-        /** Time to establish a connection to etcd. */
-        private Duration connectTimeout = Duration.ofSeconds(5);
-
-        /** Longest wait for a single etcd request; waiting for a busy lock is bounded by the wait timeout instead. */
-        private Duration requestTimeout = Duration.ofSeconds(5);
-
-        /**
-         * How long one send of a lock write (acquire, release) waits before it is sent again; such
-         * writes are safe to apply twice, so after a leader is lost they are retried as soon as a new
-         * one can take them. At most the request timeout.
-         */
-        private Duration attemptTimeout = Duration.ofSeconds(2);
-
-        private final Tls tls = new Tls();
-
-        public List<String> getEndpoints() {
-            return this.endpoints;
-        }
-
-        public void setEndpoints(List<String> endpoints) {
-            this.endpoints = endpoints;
-        }
-
-        public @Nullable String getUsername() {
-            return this.username;
-        }
-
-        public void setUsername(@Nullable String username) {
-            this.username = username;
-        }
-
-        public @Nullable String getPassword() {
-            return this.password;
-        }
-
-        public void setPassword(@Nullable String password) {
-            this.password = password;
-        }
-
-        public Duration getConnectTimeout() {
-            return this.connectTimeout;
-        }
-
-        public void setConnectTimeout(Duration connectTimeout) {
-            this.connectTimeout = connectTimeout;
-        }
-
-        public Duration getRequestTimeout() {
-            return this.requestTimeout;
-        }
-
-        public Duration getAttemptTimeout() {
-            return this.attemptTimeout;
-        }
-
-        public void setAttemptTimeout(Duration attemptTimeout) {
-            this.attemptTimeout = attemptTimeout;
-        }
-
-        public void setRequestTimeout(Duration requestTimeout) {
-            this.requestTimeout = requestTimeout;
-        }
-
-        public Tls getTls() {
-            return this.tls;
-        }
-    }
-
-    /** TLS towards etcd. */
-    public static class Tls {
-
-        /** Whether to connect to etcd over TLS. */
-        private boolean enabled;
-
-        /** PEM file of the certificate authorities to trust; the JVM's trust store when not set. */
-        private @Nullable Resource caCertificate;
-
-        /** PEM file of the client certificate, for etcd client certificate authentication. */
-        private @Nullable Resource certificate;
-
-        /** PEM file (PKCS#8) of the client certificate's private key. */
-        private @Nullable Resource privateKey;
-
-        /** Authority (host name) to verify the etcd server certificate against, when it differs from the endpoint host. */
-        private @Nullable String authority;
-
-        public boolean isEnabled() {
-            return this.enabled;
-        }
-
-        public void setEnabled(boolean enabled) {
-            this.enabled = enabled;
-        }
-
-        public @Nullable Resource getCaCertificate() {
-            return this.caCertificate;
-        }
-
-        public void setCaCertificate(@Nullable Resource caCertificate) {
-            this.caCertificate = caCertificate;
-        }
-
-        public @Nullable Resource getCertificate() {
-            return this.certificate;
-        }
-
-        public void setCertificate(@Nullable Resource certificate) {
-            this.certificate = certificate;
-        }
-
-        public @Nullable Resource getPrivateKey() {
-            return this.privateKey;
-        }
-
-        public void setPrivateKey(@Nullable Resource privateKey) {
-            this.privateKey = privateKey;
-        }
-
-        public @Nullable String getAuthority() {
-            return this.authority;
-        }
-
-        public void setAuthority(@Nullable String authority) {
-            this.authority = authority;
         }
     }
 

@@ -68,7 +68,7 @@ final class FenceLockPropertiesCheck {
         }
     }
 
-    private void checkEtcd(FenceLockProperties.Etcd etcd) {
+    private void checkEtcd(FenceLockEtcdProperties etcd) {
         positive("fencelock.etcd.connect-timeout", etcd.getConnectTimeout());
         positive("fencelock.etcd.request-timeout", etcd.getRequestTimeout());
         positive("fencelock.etcd.attempt-timeout", etcd.getAttemptTimeout());
@@ -85,12 +85,23 @@ final class FenceLockPropertiesCheck {
         if ((etcd.getUsername() == null) != (etcd.getPassword() == null)) {
             fail("fencelock.etcd.username", etcd.getUsername(), "and fencelock.etcd.password must be set together");
         }
-        FenceLockProperties.Tls tls = etcd.getTls();
+        FenceLockEtcdProperties.Tls tls = etcd.getTls();
         if ((tls.getCertificate() == null) != (tls.getPrivateKey() == null)) {
             fail(
                     "fencelock.etcd.tls.certificate",
                     tls.getCertificate(),
                     "and fencelock.etcd.tls.private-key must be set together for client certificate authentication");
+        }
+        String bundle = etcd.getSsl().getBundle();
+        if (bundle != null && bundle.isBlank()) {
+            fail("fencelock.etcd.ssl.bundle", bundle, "must name an SSL bundle (spring.ssl.bundle.*) or be left unset");
+        }
+        if (bundle != null
+                && (tls.getCaCertificate() != null || tls.getCertificate() != null || tls.getPrivateKey() != null)) {
+            fail(
+                    "fencelock.etcd.ssl.bundle",
+                    bundle,
+                    "and the PEM files of fencelock.etcd.tls.* are two sources of the same TLS material; use one");
         }
         if (tls.isEnabled()) {
             readable("fencelock.etcd.tls.ca-certificate", tls.getCaCertificate());

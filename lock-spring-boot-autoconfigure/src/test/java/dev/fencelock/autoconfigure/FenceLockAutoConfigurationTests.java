@@ -16,6 +16,7 @@ import dev.fencelock.interceptor.DistributedLockMethodCheck;
 import dev.fencelock.interceptor.LockKeyResolver;
 import dev.fencelock.memory.InMemoryLockBackend;
 import dev.fencelock.spi.LockBackend;
+import dev.fencelock.test.etcd.TestCertificates;
 import io.etcd.jetcd.Client;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -26,6 +27,7 @@ import org.springframework.aop.framework.autoproxy.InfrastructureAdvisorAutoProx
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
@@ -34,11 +36,11 @@ import org.springframework.core.NestedExceptionUtils;
 
 class FenceLockAutoConfigurationTests {
 
+    /** Builds clients for addresses where no etcd runs; the startup check would be the only one to call them. */
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(
-                    AopAutoConfiguration.class,
-                    FenceLockEtcdAutoConfiguration.class,
-                    FenceLockAutoConfiguration.class));
+                    AopAutoConfiguration.class, FenceLockEtcdAutoConfiguration.class, FenceLockAutoConfiguration.class))
+            .withPropertyValues("fencelock.etcd.verify-on-startup=false");
 
     @Test
     void runByDefaultShouldCreateEtcdBackendClientAndAdvisor() {
@@ -85,10 +87,10 @@ class FenceLockAutoConfigurationTests {
         this.runner
                 .withPropertyValues(
                         "fencelock.namespace=/orders",
-                        "fencelock.etcd.endpoints=http://127.0.0.2:2379,https://127.0.0.3:2379")
+                        "fencelock.etcd.endpoints=http://127.0.0.2:2379,http://127.0.0.3:2379")
                 .run((context) -> {
                     EtcdLockBackend backend = context.getBean(EtcdLockBackend.class);
-                    assertThat(backend.endpoints()).containsExactly("http://127.0.0.2:2379", "https://127.0.0.3:2379");
+                    assertThat(backend.endpoints()).containsExactly("http://127.0.0.2:2379", "http://127.0.0.3:2379");
                     assertThat(backend.namespace()).isEqualTo("/orders");
                 });
     }
@@ -101,6 +103,59 @@ class FenceLockAutoConfigurationTests {
                         "fencelock.etcd.tls.enabled=true",
                         "fencelock.etcd.tls.authority=etcd.example")
                 .run((context) -> assertThat(context).hasSingleBean(EtcdLockBackend.class));
+    }
+
+    @Test
+    void connectionDetailsFromPropertiesShouldNeverShowThePassword() {
+        FenceLockEtcdProperties etcd = new FenceLockEtcdProperties();
+        etcd.setUsername("locker");
+        etcd.setPassword("s3cret-value");
+        assertThat(new PropertiesEtcdConnectionDetails(etcd).toString())
+                .contains("locker")
+                .doesNotContain("s3cret-value");
+    }
+
+    @Test
+    void runWithHttpsEndpointButNoTlsShouldFailNamingBoth() {
+        this.runner
+                .withPropertyValues("fencelock.etcd.endpoints=https://10.0.0.1:2379")
+                .run((context) -> assertThat(failure(context))
+                        .hasMessageContaining("fencelock.etcd.endpoints")
+                        .hasMessageContaining("uses https://, but TLS is off")
+                        .hasMessageContaining("fencelock.etcd.ssl.bundle"));
+    }
+
+    @Test
+    void runWithTlsButHttpEndpointShouldFailNamingBoth() {
+        this.runner
+                .withPropertyValues("fencelock.etcd.endpoints=http://10.0.0.1:2379", "fencelock.etcd.tls.enabled=true")
+                .run((context) -> assertThat(failure(context)).hasMessageContaining("uses http://, but TLS is on"));
+    }
+
+    @Test
+    void runWithUnknownSslBundleShouldFailNamingThePropertyAndTheKnownBundles() {
+        this.runner
+                .withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class))
+                .withPropertyValues(
+                        "fencelock.etcd.endpoints=https://10.0.0.1:2379",
+                        "fencelock.etcd.ssl.bundle=etcd",
+                        "spring.ssl.bundle.pem.other.truststore.certificate=file:"
+                                + TestCertificates.create().caCertificate())
+                .run((context) -> assertThat(failure(context))
+                        .isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                        .hasMessageContaining("fencelock.etcd.ssl.bundle")
+                        .hasMessageContaining("No SSL bundle is named 'etcd' (known bundles: [other])")
+                        .hasMessageContaining("spring.ssl.bundle.pem.etcd"));
+    }
+
+    @Test
+    void runWithSslBundleAndTlsFilesShouldFailNamingBoth() {
+        this.runner
+                .withPropertyValues(
+                        "fencelock.etcd.ssl.bundle=etcd", "fencelock.etcd.tls.ca-certificate=classpath:ca.pem")
+                .run((context) -> assertThat(failure(context))
+                        .hasMessageContaining("fencelock.etcd.ssl.bundle")
+                        .hasMessageContaining("fencelock.etcd.tls.*"));
     }
 
     @Test

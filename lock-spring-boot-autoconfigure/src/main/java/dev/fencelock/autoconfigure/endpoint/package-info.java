@@ -1,4 +1,4 @@
-/** Auto-configuration of FenceLock's {@code fencelock} actuator endpoint. */
+/** Auto-configuration of FenceLock's {@code fencelock} actuator endpoint and the masking of its secrets there. */
 @NullMarked
 package dev.fencelock.autoconfigure.endpoint;
 

@@ -2,27 +2,34 @@ package dev.fencelock.autoconfigure.etcd;
 
 import dev.fencelock.LockClient;
 import dev.fencelock.autoconfigure.FenceLockAutoConfiguration;
+import dev.fencelock.autoconfigure.FenceLockEtcdProperties;
 import dev.fencelock.autoconfigure.FenceLockProperties;
 import dev.fencelock.autoconfigure.OnLockBackendCondition;
 import dev.fencelock.etcd.EtcdLockBackend;
 import dev.fencelock.etcd.EtcdLockBackendBuilder;
 import dev.fencelock.spi.LockBackend;
 import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 
 /**
  * The etcd {@link LockBackend} for {@code fencelock.backend=etcd} (the default), from {@link
  * EtcdConnectionDetails} and {@code fencelock.etcd.*}. Backs off when the application defines its
- * own {@link LockBackend} or {@link LockClient}. At startup, every etcd backend of the application
- * (its own ones included) is checked for a namespace nested with another ({@link EtcdNamespaceCheck}).
+ * own {@link LockBackend} or {@link LockClient}. Unless {@code fencelock.etcd.verify-on-startup} is
+ * off, startup stops when etcd refuses the connection, the credentials or the namespace. At startup,
+ * every etcd backend of the application (its own ones included) is checked for a namespace nested
+ * with another ({@link EtcdNamespaceCheck}).
  */
-@AutoConfiguration(before = FenceLockAutoConfiguration.class)
+@AutoConfiguration(before = FenceLockAutoConfiguration.class, after = SslAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "fencelock.enabled", matchIfMissing = true)
 @ConditionalOnClass(EtcdLockBackend.class)
 @Conditional(OnLockBackendCondition.Etcd.class)
@@ -31,14 +38,18 @@ public final class FenceLockEtcdAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(EtcdConnectionDetails.class)
-    PropertiesEtcdConnectionDetails fenceLockEtcdConnectionDetails(FenceLockProperties properties) {
-        return new PropertiesEtcdConnectionDetails(properties.getEtcd());
+    PropertiesEtcdConnectionDetails fenceLockEtcdConnectionDetails(
+            FenceLockProperties properties, ObjectProvider<SslBundles> sslBundles) {
+        return new PropertiesEtcdConnectionDetails(properties.getEtcd(), sslBundles.getIfAvailable());
     }
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean({LockBackend.class, LockClient.class})
-    EtcdLockBackend etcdLockBackend(FenceLockProperties properties, EtcdConnectionDetails connectionDetails) {
-        FenceLockProperties.Etcd etcd = properties.getEtcd();
+    EtcdLockBackend etcdLockBackend(
+            FenceLockProperties properties,
+            EtcdConnectionDetails connectionDetails,
+            ObjectProvider<SslBundles> sslBundles) {
+        FenceLockEtcdProperties etcd = properties.getEtcd();
         EtcdLockBackendBuilder builder = EtcdLockBackend.builder()
                 .endpoints(connectionDetails.getEndpoints())
                 .namespace(properties.getNamespace())
@@ -50,10 +61,27 @@ public final class FenceLockEtcdAutoConfiguration {
         if (username != null && password != null) {
             builder.credentials(username, password);
         }
-        if (etcd.getTls().isEnabled()) {
-            builder.customizeClient(new EtcdClientTls(etcd.getTls()));
+        SslBundle bundle = connectionDetails.getSslBundle();
+        EtcdEndpointSchemes.check(connectionDetails.getEndpoints(), bundle != null);
+        if (bundle != null) {
+            EtcdClientSsl ssl = new EtcdClientSsl(bundle, etcd.getTls().getAuthority());
+            builder.customizeClient(ssl);
+            String name = etcd.getSsl().getBundle();
+            SslBundles bundles = sslBundles.getIfAvailable();
+            if (name != null && bundles != null && connectionDetails instanceof PropertiesEtcdConnectionDetails) {
+                bundles.addBundleUpdateHandler(name, updated -> ssl.update(name, updated));
+            }
         }
-        return builder.build();
+        EtcdLockBackend backend = builder.build();
+        if (etcd.isVerifyOnStartup()) {
+            try {
+                backend.verifyAccess(etcd.getRequestTimeout());
+            } catch (RuntimeException ex) {
+                backend.close();
+                throw ex;
+            }
+        }
+        return backend;
     }
 
     @Bean

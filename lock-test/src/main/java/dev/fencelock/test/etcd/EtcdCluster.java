@@ -1,8 +1,5 @@
 package dev.fencelock.test.etcd;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
@@ -16,7 +13,6 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.stream.Collectors;
-import java.util.stream.IntStream;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -198,6 +194,17 @@ public final class EtcdCluster implements AutoCloseable {
     }
 
     /**
+     * Creates the {@code root} user and {@code users}, each with a role of its own name that may read and write its
+     * prefixes, and turns authentication on; from then on etcd refuses requests without a valid token. Users cannot
+     * be added afterwards through this method, so pass them all at once.
+     *
+     * @throws java.io.UncheckedIOException if etcd refuses a step (authentication already on, a user exists)
+     */
+    public void enableAuth(String rootPassword, EtcdUser... users) {
+        new EtcdAuthSetup(member(0)).enable(rootPassword, List.of(users));
+    }
+
+    /**
      * Stops every member by PID and deletes the data directories. Calling it again does nothing.
      *
      * <p>Paused members are resumed first, since a stopped process does not act on {@code SIGTERM}. Followers are
@@ -246,67 +253,9 @@ public final class EtcdCluster implements AutoCloseable {
     }
 
     private void createMembers() {
-        int count = settings.members;
-        int[] ports = LoopbackPorts.assign(count, settings.clientPorts, settings.peerPorts);
-        int[] peerPorts = IntStream.range(0, count).map(i -> ports[2 * i + 1]).toArray();
-        PeerNetwork links = settings.peerNetwork ? PeerNetwork.start(peerPorts) : null;
-        network = links;
-        int[] advertisedPeerPorts = links == null ? peerPorts : links.advertisedPorts();
-        List<String> names = new ArrayList<>();
-        StringBuilder initialCluster = new StringBuilder();
-        for (int i = 0; i < count; i++) {
-            names.add("m" + (i + 1));
-            initialCluster
-                    .append(i == 0 ? "" : ",")
-                    .append(names.get(i))
-                    .append("=http://127.0.0.1:")
-                    .append(advertisedPeerPorts[i]);
-        }
-        for (int i = 0; i < count; i++) {
-            Path directory = createDirectory(names.get(i));
-            List<String> command = command(
-                    names.get(i), ports[2 * i], ports[2 * i + 1], advertisedPeerPorts[i], directory, initialCluster);
-            members.add(new EtcdMember(
-                    names.get(i), ports[2 * i], ports[2 * i + 1], directory, command, settings.startTimeout));
-        }
-        if (links != null) {
-            links.attach(members);
-        }
-    }
-
-    private List<String> command(
-            String name, int clientPort, int peerPort, int advertisedPort, Path directory, CharSequence cluster) {
-        String clientUrl = "http://127.0.0.1:" + clientPort;
-        String peerUrl = "http://127.0.0.1:" + peerPort;
-        List<String> command = new ArrayList<>(List.of(
-                binary.toString(),
-                "--name=" + name,
-                "--data-dir=" + directory.resolve("data"),
-                "--listen-client-urls=" + clientUrl,
-                "--advertise-client-urls=" + clientUrl,
-                "--listen-peer-urls=" + peerUrl,
-                // The peer network's proxy when there is one, so that other members reach this one through it.
-                "--initial-advertise-peer-urls=http://127.0.0.1:" + advertisedPort,
-                "--initial-cluster=" + cluster,
-                // Ignored by etcd once the data directory exists, so restart() can reuse this command line as is.
-                "--initial-cluster-state=new",
-                "--initial-cluster-token=" + clusterToken,
-                "--heartbeat-interval=" + settings.heartbeatInterval.toMillis(),
-                "--election-timeout=" + settings.electionTimeout.toMillis(),
-                "--logger=zap",
-                "--log-outputs=stderr"));
-        command.addAll(settings.extraArguments);
-        return command;
-    }
-
-    private static Path createDirectory(String memberName) {
-        try {
-            Path directory = Files.createTempDirectory("fencelock-etcd-" + memberName + "-");
-            JvmExitCleanup.track(directory);
-            return directory;
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not create a data directory for etcd member " + memberName, e);
-        }
+        MemberLayout layout = new MemberLayout(settings, binary, clusterToken);
+        members.addAll(layout.create());
+        network = layout.network();
     }
 
     private static void deleteDirectory(Path directory) {
@@ -378,15 +327,26 @@ public final class EtcdCluster implements AutoCloseable {
     /** Describes a cluster before it is started; a builder can build any number of independent clusters. */
     public static final class Builder {
 
-        private int members = 1;
-        private @Nullable Path binary;
-        private Duration heartbeatInterval = Duration.ofMillis(100);
-        private Duration electionTimeout = Duration.ofMillis(1000);
-        private Duration startTimeout = Duration.ofSeconds(20);
-        private int[] clientPorts = new int[0];
-        private int[] peerPorts = new int[0];
-        private final List<String> extraArguments = new ArrayList<>();
-        private boolean peerNetwork;
+        int members = 1;
+
+        @Nullable
+        Path binary;
+
+        Duration heartbeatInterval = Duration.ofMillis(100);
+        Duration electionTimeout = Duration.ofMillis(1000);
+        Duration startTimeout = Duration.ofSeconds(20);
+        int[] clientPorts = new int[0];
+        int[] peerPorts = new int[0];
+        final List<String> extraArguments = new ArrayList<>();
+        boolean peerNetwork;
+
+        @Nullable
+        TestCertificates tls;
+
+        boolean clientCertAuth;
+
+        @Nullable
+        Duration authTokenTtl;
 
         private Builder() {}
 
@@ -441,6 +401,37 @@ public final class EtcdCluster implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Serves the client URLs over TLS ({@code https://}) with a server certificate of {@code certificates}; the
+         * members copy it, so {@link EtcdMember#serverCertificateFile()} can be replaced for one member alone.
+         */
+        public Builder tls(TestCertificates certificates) {
+            this.tls = certificates;
+            return this;
+        }
+
+        /**
+         * Serves TLS like {@link #tls} and also requires a client certificate issued by {@code certificates}'
+         * authority ({@code --client-cert-auth}).
+         */
+        public Builder mutualTls(TestCertificates certificates) {
+            this.tls = certificates;
+            this.clientCertAuth = true;
+            return this;
+        }
+
+        /**
+         * etcd's {@code --auth-token-ttl}: how long an authentication token lives without being used, in whole
+         * seconds (etcd's default is 300 s). Short values let tests run past a token's expiry.
+         */
+        public Builder authTokenTtl(Duration ttl) {
+            if (ttl.toSeconds() < 1) {
+                throw new IllegalArgumentException("etcd's auth token TTL is whole seconds, at least 1 s, got " + ttl);
+            }
+            this.authTokenTtl = ttl;
+            return this;
+        }
+
         /** Further etcd flags for every member, for example {@code --auto-compaction-retention=1}. */
         public Builder extraArgument(String argument) {
             extraArguments.add(argument);
@@ -475,6 +466,9 @@ public final class EtcdCluster implements AutoCloseable {
             copy.peerPorts = peerPorts.clone();
             copy.extraArguments.addAll(extraArguments);
             copy.peerNetwork = peerNetwork;
+            copy.tls = tls;
+            copy.clientCertAuth = clientCertAuth;
+            copy.authTokenTtl = authTokenTtl;
             return copy;
         }
 

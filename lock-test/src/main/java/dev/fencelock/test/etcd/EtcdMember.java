@@ -34,18 +34,29 @@ public final class EtcdMember {
     private final Path directory;
     private final List<String> command;
     private final Duration readyTimeout;
+    private final String scheme;
+    private final LoopbackHttp http;
 
     private @Nullable Process process;
     private boolean paused;
     private volatile @Nullable String memberId;
 
-    EtcdMember(String name, int clientPort, int peerPort, Path directory, List<String> command, Duration readyTimeout) {
+    EtcdMember(
+            String name,
+            int clientPort,
+            int peerPort,
+            Path directory,
+            List<String> command,
+            Duration readyTimeout,
+            @Nullable MemberTls tls) {
         this.name = name;
         this.clientPort = clientPort;
         this.peerPort = peerPort;
         this.directory = directory;
         this.command = List.copyOf(command);
         this.readyTimeout = readyTimeout;
+        this.scheme = (tls != null) ? "https" : "http";
+        this.http = (tls != null) ? tls.http() : LoopbackHttp.PLAIN;
     }
 
     /** The etcd member name, {@code m1} to {@code mN}. */
@@ -53,9 +64,9 @@ public final class EtcdMember {
         return name;
     }
 
-    /** The URL clients use, {@code http://127.0.0.1:<port>}. */
+    /** The URL clients use, {@code http://127.0.0.1:<port>}, or {@code https://…} for a cluster with TLS. */
     public String clientEndpoint() {
-        return "http://127.0.0.1:" + clientPort;
+        return scheme + "://127.0.0.1:" + clientPort;
     }
 
     /** The client port, for tests that put a proxy in front of this member. */
@@ -71,6 +82,16 @@ public final class EtcdMember {
     /** The directory holding this member's etcd data directory and log file; deleted when the cluster closes. */
     public Path directory() {
         return directory;
+    }
+
+    /** The PEM file of the server certificate this member shows, for a cluster with TLS; replace it and restart. */
+    public Path serverCertificateFile() {
+        return directory.resolve("tls").resolve("server.crt");
+    }
+
+    /** The PEM file of the private key of {@link #serverCertificateFile()}. */
+    public Path serverKeyFile() {
+        return directory.resolve("tls").resolve("server.key");
     }
 
     /** Where this member's stdout and stderr go, across restarts; read it when a test fails in a puzzling way. */
@@ -182,7 +203,7 @@ public final class EtcdMember {
      */
     public boolean isHealthy(Duration timeout) {
         try {
-            return LoopbackHttp.http("GET", clientEndpoint() + "/health", null, timeout)
+            return http.http("GET", clientEndpoint() + "/health", null, timeout)
                     .replace(" ", "")
                     .contains("\"health\":\"true\"");
         } catch (IOException e) {
@@ -237,7 +258,7 @@ public final class EtcdMember {
     /** The member's Prometheus metrics page as text. */
     public String metrics() {
         try {
-            return LoopbackHttp.http("GET", clientEndpoint() + "/metrics", null, METRICS_TIMEOUT);
+            return http.http("GET", clientEndpoint() + "/metrics", null, METRICS_TIMEOUT);
         } catch (IOException e) {
             throw new UncheckedIOException("could not read metrics of " + name, e);
         }
@@ -288,9 +309,14 @@ public final class EtcdMember {
         }
     }
 
+    /** Sends one JSON request to the member's grpc-gateway, such as {@code /v3/auth/user/add}. */
+    String gateway(String path, String json, Duration timeout) throws IOException {
+        return http.http("POST", clientEndpoint() + path, json, timeout);
+    }
+
     /** Asks the grpc-gateway for this member's raft status and remembers its member id. */
     CompletableFuture<MemberStatus> status(Duration timeout) {
-        return LoopbackHttp.httpAsync("POST", clientEndpoint() + "/v3/maintenance/status", "{}", timeout)
+        return http.httpAsync("POST", clientEndpoint() + "/v3/maintenance/status", "{}", timeout)
                 .thenApply(json -> {
                     try {
                         MemberStatus status = MemberStatus.parse(json);

@@ -9,6 +9,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import javax.net.ssl.SSLContext;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -17,13 +18,25 @@ import org.jspecify.annotations.Nullable;
  */
 final class LoopbackHttp {
 
-    // HTTP/1.1 on purpose: the JDK default (HTTP/2 via an Upgrade header) adds nothing against etcd's gateway.
-    private static final HttpClient CLIENT = HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(2))
-            .build();
+    /** For members that serve plain HTTP. */
+    static final LoopbackHttp PLAIN = new LoopbackHttp(null);
 
-    private LoopbackHttp() {}
+    private final HttpClient client;
+
+    private LoopbackHttp(@Nullable SSLContext tls) {
+        // HTTP/1.1 on purpose: the JDK default (HTTP/2 via an Upgrade header) adds nothing against etcd's gateway.
+        HttpClient.Builder builder =
+                HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(2));
+        if (tls != null) {
+            builder.sslContext(tls);
+        }
+        this.client = builder.build();
+    }
+
+    /** For members that serve TLS: trusts their authority and shows a client certificate if they ask for one. */
+    static LoopbackHttp tls(SSLContext tls) {
+        return new LoopbackHttp(tls);
+    }
 
     /**
      * Sends one request and returns the body of a 2xx answer.
@@ -31,12 +44,12 @@ final class LoopbackHttp {
      * @throws IOException on connection failure, timeout or a non-2xx status (the message carries the body,
      *     which is what explains etcd's 503 answers)
      */
-    static String http(String method, String url, @Nullable String body, Duration timeout) throws IOException {
+    String http(String method, String url, @Nullable String body, Duration timeout) throws IOException {
         try {
             return check(
                     method,
                     url,
-                    CLIENT.send(request(method, url, body, timeout), HttpResponse.BodyHandlers.ofString()));
+                    client.send(request(method, url, body, timeout), HttpResponse.BodyHandlers.ofString()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted during " + method + " " + url);
@@ -44,8 +57,8 @@ final class LoopbackHttp {
     }
 
     /** Like {@link #http} but without blocking, so several members can be asked at the same time. */
-    static CompletableFuture<String> httpAsync(String method, String url, @Nullable String body, Duration timeout) {
-        return CLIENT.sendAsync(request(method, url, body, timeout), HttpResponse.BodyHandlers.ofString())
+    CompletableFuture<String> httpAsync(String method, String url, @Nullable String body, Duration timeout) {
+        return client.sendAsync(request(method, url, body, timeout), HttpResponse.BodyHandlers.ofString())
                 .thenApply(response -> {
                     try {
                         return check(method, url, response);
