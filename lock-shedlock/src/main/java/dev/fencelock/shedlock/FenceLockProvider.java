@@ -4,8 +4,11 @@ import dev.fencelock.FencingContext;
 import dev.fencelock.LockClient;
 import dev.fencelock.LockRequest;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -65,6 +68,8 @@ public final class FenceLockProvider implements ExtensibleLockProvider, AutoClos
 
     private final ScheduledExecutorService deadlines;
 
+    private final Set<ScheduledHold> unreleased = ConcurrentHashMap.newKeySet();
+
     /** A provider with the default prefix, the client's default lease TTL, and fences pushed. */
     public FenceLockProvider(LockClient client) {
         this(builder(client));
@@ -108,6 +113,10 @@ public final class FenceLockProvider implements ExtensibleLockProvider, AutoClos
     @Override
     public Optional<SimpleLock> lock(LockConfiguration configuration) {
         Objects.requireNonNull(configuration, "configuration must not be null");
+        if (this.deadlines.isShutdown()) {
+            throw new IllegalStateException(
+                    "FenceLockProvider is closed; lock '" + configuration.getName() + "' was not taken");
+        }
         if (!configuration.getLockAtMostUntil().isAfter(ClockProvider.now())) {
             logger.warn(
                     "ShedLock lock '{}' was not taken: its lockAtMostUntil {} had passed when it was asked for",
@@ -121,8 +130,8 @@ public final class FenceLockProvider implements ExtensibleLockProvider, AutoClos
                 .leaseTtl(ttl)
                 .lockName(configuration.getName())
                 .build();
-        return this.client.tryAcquire(request).map(lease ->
-                (SimpleLock) ScheduledHold.start(lease, configuration, this.deadlines, this.pushFence));
+        return this.client.tryAcquire(request).map(lease -> (SimpleLock)
+                ScheduledHold.start(lease, configuration, this.deadlines, this.pushFence, this.unreleased));
     }
 
     /**
@@ -149,10 +158,17 @@ public final class FenceLockProvider implements ExtensibleLockProvider, AutoClos
         return whole;
     }
 
-    /** Stops the deadline timers; locks still held are released when their client closes. */
+    /**
+     * Stops the deadline timers and releases every lock this provider still holds, those waiting
+     * for their {@code lockAtLeastUntil} too: without the timers nothing else would, and the
+     * client's session would keep them alive for as long as it runs.
+     */
     @Override
     public void close() {
         this.deadlines.shutdownNow();
+        for (ScheduledHold hold : List.copyOf(this.unreleased)) {
+            hold.releaseOnClose();
+        }
     }
 
     @Override

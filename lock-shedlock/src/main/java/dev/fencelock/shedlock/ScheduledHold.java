@@ -6,6 +6,7 @@ import dev.fencelock.LockLease;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -39,6 +40,9 @@ final class ScheduledHold {
 
     private final Thread lockingThread;
 
+    /** The provider's holds whose lease is not released yet, so closing the provider can release them. */
+    private final Set<ScheduledHold> unreleased;
+
     /** The pending release: at {@code lockAtMostUntil} while the task runs, at {@code lockAtLeastUntil} after. */
     private @Nullable ScheduledFuture<?> release;
 
@@ -51,20 +55,33 @@ final class ScheduledHold {
     private boolean ended;
 
     private ScheduledHold(
-            LockLease lease, String name, ScheduledExecutorService deadlines, FencingContext.@Nullable Scope fence) {
+            LockLease lease,
+            String name,
+            ScheduledExecutorService deadlines,
+            FencingContext.@Nullable Scope fence,
+            Set<ScheduledHold> unreleased) {
         this.lease = lease;
         this.name = name;
         this.deadlines = deadlines;
         this.fence = fence;
+        this.unreleased = unreleased;
         this.lockingThread = Thread.currentThread();
         this.lockAtMostUntil = Instant.MIN;
     }
 
-    /** Starts holding {@code lease} for {@code configuration}; pushes its fence on this thread if asked. */
+    /**
+     * Starts holding {@code lease} for {@code configuration}, listed in {@code unreleased} until its
+     * lease is released; pushes its fence on this thread if asked.
+     */
     static FencedSimpleLock start(
-            LockLease lease, LockConfiguration configuration, ScheduledExecutorService deadlines, boolean pushFence) {
+            LockLease lease,
+            LockConfiguration configuration,
+            ScheduledExecutorService deadlines,
+            boolean pushFence,
+            Set<ScheduledHold> unreleased) {
         FencingContext.Scope fence = pushFence ? FencingContext.open(lease) : null;
-        ScheduledHold hold = new ScheduledHold(lease, configuration.getName(), deadlines, fence);
+        ScheduledHold hold = new ScheduledHold(lease, configuration.getName(), deadlines, fence, unreleased);
+        unreleased.add(hold);
         synchronized (hold) {
             hold.lockAtMostUntil = configuration.getLockAtMostUntil();
             hold.releaseAt(hold.lockAtMostUntil, "lockAtMostUntil");
@@ -95,7 +112,23 @@ final class ScheduledHold {
         this.ended = true;
         logger.debug("Releasing ShedLock lock '{}' at {}", this.name, why);
         // The timer thread serves every lock of the provider: it does not wait for the store.
-        this.lease.releaseAsync();
+        releaseLease(false);
+    }
+
+    /** Releases the lease now, cutting {@code lockAtLeastFor} short: the provider is closing. */
+    synchronized void releaseOnClose() {
+        this.ended = true;
+        cancelRelease();
+        releaseLease(false);
+    }
+
+    private void releaseLease(boolean waitForTheStore) {
+        this.unreleased.remove(this);
+        if (waitForTheStore) {
+            this.lease.release();
+        } else {
+            this.lease.releaseAsync();
+        }
     }
 
     private synchronized boolean isValid() {
@@ -105,7 +138,9 @@ final class ScheduledHold {
     private synchronized void unlock(LockConfiguration configuration) {
         closeFence();
         if (this.ended) {
-            logger.debug("ShedLock lock '{}' had already been released at lockAtMostUntil", this.name);
+            logger.debug(
+                    "ShedLock lock '{}' had already been released (lockAtMostUntil passed, or the provider closed)",
+                    this.name);
             return;
         }
         this.ended = true;
@@ -115,7 +150,7 @@ final class ScheduledHold {
         } else {
             cancelRelease();
             // Waits for the delete: whoever tries next, here or elsewhere, finds the lock free.
-            this.lease.release();
+            releaseLease(true);
         }
     }
 
@@ -128,7 +163,7 @@ final class ScheduledHold {
             // Past the deadline whose timer is only about to fire: release now, so no one sees it held.
             this.ended = true;
             cancelRelease();
-            this.lease.release();
+            releaseLease(true);
             return false;
         }
         try {

@@ -152,6 +152,30 @@ abstract class FenceLockProviderContract {
     }
 
     @Test
+    void closingTheProviderReleasesItsLocksAndRefusesNewOnes() {
+        LockClient sharedClient = client(builder -> {});
+        FenceLockProvider closing = new FenceLockProvider(sharedClient);
+        FenceLockProvider other = provider();
+
+        SimpleLock running =
+                closing.lock(config(Duration.ofMinutes(5), Duration.ZERO)).orElseThrow();
+        closing.lock(new LockConfiguration(
+                        ClockProvider.now(), this.name + "-done", Duration.ofMinutes(5), Duration.ofMinutes(4)))
+                .orElseThrow()
+                .unlock();
+        closing.close();
+
+        // The client lives on, so only the provider can give these back.
+        await().atMost(Duration.ofSeconds(5)).until(() -> sharedClient.heldCount() == 0);
+        assertThat(takenBy(other)).isTrue();
+        assertThatThrownBy(() -> closing.lock(config(Duration.ofMinutes(5), Duration.ZERO)))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("closed");
+        running.unlock();
+        assertThat(FencingContext.current()).isEmpty();
+    }
+
+    @Test
     void lockOfAHolderThatFellSilentEndsWithItsLeaseLongBeforeLockAtMostUntil() {
         LockClient silentClient = client(builder -> {});
         FenceLockProvider silent = closeLater(FenceLockProvider.builder(silentClient)
