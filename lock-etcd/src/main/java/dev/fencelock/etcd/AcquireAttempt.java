@@ -261,7 +261,7 @@ final class AcquireAttempt implements QueueWaiter {
         this.lastRefusal = refusal;
         this.lastRefusalWroteNothing = nothingWritten;
         if (this.result.isDone() || System.nanoTime() + delay - this.command.deadlineNanos() > 0) {
-            fail(refused(refusal, nothingWritten));
+            failRefused(refusal, nothingWritten);
             return;
         }
         this.calls.scheduler().schedule(action, delay, TimeUnit.NANOSECONDS);
@@ -438,8 +438,15 @@ final class AcquireAttempt implements QueueWaiter {
         }
     }
 
+    /** Fails with {@link #refused}, naming why etcd could not be reached when the refusal does not say. */
+    private void failRefused(Throwable refusal, boolean nothingWritten) {
+        CompletableFuture<String> because =
+                this.unansweredBecause.isDone() ? this.unansweredBecause : this.calls.explain(refusal);
+        because.thenAccept(reason -> fail(refused(refusal, nothingWritten, reason)));
+    }
+
     /** Why the acquisition ends without the lock after etcd refused or failed its puts until the deadline. */
-    private LockBackendUnavailableException refused(Throwable refusal, boolean nothingWritten) {
+    private LockBackendUnavailableException refused(Throwable refusal, boolean nothingWritten, String reason) {
         return new LockBackendUnavailableException(
                 nothingWritten
                         ? "etcd " + this.calls.endpoints() + " refused the acquisition of lock '"
@@ -448,7 +455,7 @@ final class AcquireAttempt implements QueueWaiter {
                                 + "); nothing was written"
                         : "etcd " + this.calls.endpoints() + " was unavailable for the acquisition of lock '"
                                 + this.command.resource() + "' within its wait time, after " + this.refusals
-                                + " tries: " + EtcdFailures.reasonOf(refusal),
+                                + " tries (" + EtcdFailures.reasonOf(refusal) + "); nothing was granted." + reason,
                 refusal);
     }
 
@@ -456,7 +463,7 @@ final class AcquireAttempt implements QueueWaiter {
         Throwable refusal = this.lastRefusal;
         if (refusal != null && this.myRevision == 0) {
             // The deadline came while a retry waited for its turn: say why it waited.
-            fail(refused(refusal, this.lastRefusalWroteNothing && !this.earlierSendUnanswered));
+            failRefused(refusal, this.lastRefusalWroteNothing && !this.earlierSendUnanswered);
         } else if (this.outcomeUnknown || this.myRevision == 0) {
             fail(new LockBackendUnavailableException("etcd " + this.calls.endpoints()
                     + " did not answer within the wait time" + " for lock '" + this.command.resource()

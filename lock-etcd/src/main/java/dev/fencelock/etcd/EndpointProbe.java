@@ -15,10 +15,11 @@ import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Says why etcd did not answer, by opening a plain TCP connection to each endpoint. jetcd waits for
- * a connection rather than failing a request, so a refused connection ("etcd is not running
- * there") never reaches a request as an error: a call only runs out of time. Probes are shared for
- * a second, so an outage that fails many calls at once costs one connection per endpoint.
+ * Says why etcd did not answer, by opening a plain TCP connection to each endpoint. A request to an
+ * etcd that is not running there fails with gRPC's bare {@code UNAVAILABLE: io exception}, and one
+ * to an etcd behind a dead network only runs out of time: neither names the endpoint or the cause.
+ * Probes are shared for a second, so an outage that fails many calls at once costs one connection
+ * per endpoint.
  */
 final class EndpointProbe {
 

@@ -77,17 +77,21 @@ final class EtcdAdministration {
                 .handle((response, failure) -> {
                     answered.complete(failure == null);
                     probe.cancel(false);
-                    if (failure != null) {
-                        details.put(
-                                "error",
-                                withReason(
-                                        this.calls
-                                                .unavailable("a health read", failure)
-                                                .getMessage(),
-                                        unansweredBecause.getNow("")));
-                    }
+                    return failure;
+                })
+                .thenCompose(failure -> {
                     details.put("quorum", failure == null);
-                    return failure == null;
+                    if (failure == null) {
+                        return CompletableFuture.completedFuture(true);
+                    }
+                    String error =
+                            this.calls.unavailable("a health read", failure).getMessage();
+                    CompletableFuture<String> reason =
+                            unansweredBecause.isDone() ? unansweredBecause : this.calls.explain(failure);
+                    return reason.thenApply(because -> {
+                        details.put("error", withReason(error, because));
+                        return false;
+                    });
                 });
         CompletableFuture<Void> members = this.calls
                 .timed(() -> this.calls.client().getClusterClient().listMember(), "listing members", timeout)

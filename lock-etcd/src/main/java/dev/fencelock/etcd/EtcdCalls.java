@@ -107,6 +107,15 @@ final class EtcdCalls {
                 TimeUnit.NANOSECONDS);
     }
 
+    /**
+     * Why {@code failure} happened, when it is a connection-level {@code UNAVAILABLE} (the client fails
+     * fast instead of waiting for a connection, and gRPC's "io exception" names nothing): the probe's
+     * sentence, or {@code ""} for any other failure. Completes within a probe's connect timeout.
+     */
+    CompletableFuture<String> explain(Throwable failure) {
+        return EtcdFailures.isUnavailable(failure) ? this.probe.probe() : CompletableFuture.completedFuture("");
+    }
+
     /** Marks the backend as closing: background retries and keep-alives stop from here on. */
     void markClosed() {
         this.closed = true;
