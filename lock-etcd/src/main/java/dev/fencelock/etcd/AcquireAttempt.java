@@ -164,7 +164,7 @@ final class AcquireAttempt implements QueueWaiter {
 
     /**
      * Puts on the live session, granting one if needed. A grant that failed because etcd could not
-     * be reached is asked again within the wait time; one that etcd refused (credentials,
+     * be reached, or was not answered in time, is asked again within the wait time; one that etcd refused (credentials,
      * permissions, TLS) ends the attempt at once.
      */
     private void putOnSession() {
@@ -182,10 +182,12 @@ final class AcquireAttempt implements QueueWaiter {
                     }
                     LockException cause = this.calls.unavailable(
                             "creating a session lease for lock '" + this.command.resource() + "'", failure);
-                    if (EtcdRefusals.isFinal(cause) || !EtcdFailures.isUnavailable(failure)) {
+                    if (EtcdRefusals.isFinal(cause)
+                            || !(EtcdFailures.isUnavailable(failure) || EtcdFailures.isNoAnswer(failure))) {
                         fail(cause);
                     } else {
-                        // Nothing of a grant's is at stake: a lease granted unheard-of expires by itself.
+                        // Nothing of a grant's is at stake, answered or not: a lease granted unheard-of
+                        // holds no key and expires by itself.
                         againLater(this::putOnSession, failure, false);
                     }
                 });

@@ -42,13 +42,14 @@ final class SessionLeases {
 
     /** The live session for {@code ttlSeconds}, granting a new one if there is none (or it died). */
     CompletableFuture<SessionLease> session(long ttlSeconds, long deadlineNanos) {
-        while (true) {
+        for (int grants = 0; ; grants++) {
             CompletableFuture<SessionLease> future = this.sessions.computeIfAbsent(ttlSeconds, this::grantSession);
             SessionLease session = grantedOrNull(future);
             if (future.isCompletedExceptionally() || (session != null && session.isExpired())) {
-                // Do not cache a failure or a dead lease: the next caller grants a fresh one.
+                // Do not cache a failure or a dead lease: grant a fresh one, once per call, so that a
+                // grant failing at once cannot spin.
                 this.sessions.remove(ttlSeconds, future);
-                if (System.nanoTime() - deadlineNanos < 0 && session != null) {
+                if (grants == 0 && System.nanoTime() - deadlineNanos < 0) {
                     continue;
                 }
             }
