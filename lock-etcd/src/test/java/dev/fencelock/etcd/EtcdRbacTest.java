@@ -62,8 +62,12 @@ class EtcdRbacTest {
 
             LockLease first = client.acquire(request("rbac-a"));
             CompletableFuture<LockLease> waiter = client.acquireAsync(request("rbac-a"));
-            assertThat(backend.queue(ResourceName.of("rbac-a", 255)).get(5, TimeUnit.SECONDS))
-                    .hasSize(2);
+            // The waiter's put is sent asynchronously: wait until it is in the queue.
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> backend.queue(ResourceName.of("rbac-a", 255))
+                                    .get(5, TimeUnit.SECONDS)
+                                    .size()
+                            == 2);
             first.renew();
             first.release();
             LockLease second = waiter.get(10, TimeUnit.SECONDS);
