@@ -7,7 +7,12 @@ import dev.fencelock.autoconfigure.OnLockBackendCondition;
 import dev.fencelock.etcd.EtcdLockBackend;
 import dev.fencelock.etcd.EtcdLockBackendBuilder;
 import dev.fencelock.spi.LockBackend;
+import io.etcd.jetcd.ClientBuilder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
 import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -19,7 +24,8 @@ import org.springframework.context.annotation.Conditional;
 /**
  * The etcd {@link LockBackend} for {@code fencelock.backend=etcd} (the default), from {@link
  * EtcdConnectionDetails} and {@code fencelock.etcd.*}. Backs off when the application defines its
- * own {@link LockBackend} or {@link LockClient}. At startup, every etcd backend of the application
+ * own {@link LockBackend} or {@link LockClient}. {@link EtcdClientBuilderCustomizer} beans adjust
+ * the jetcd client, after {@code fencelock.etcd.*}. At startup, every etcd backend of the application
  * (its own ones included) is checked for a namespace nested with another ({@link EtcdNamespaceCheck}).
  */
 @AutoConfiguration(before = FenceLockAutoConfiguration.class)
@@ -37,7 +43,10 @@ public final class FenceLockEtcdAutoConfiguration {
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean({LockBackend.class, LockClient.class})
-    EtcdLockBackend etcdLockBackend(FenceLockProperties properties, EtcdConnectionDetails connectionDetails) {
+    EtcdLockBackend etcdLockBackend(
+            FenceLockProperties properties,
+            EtcdConnectionDetails connectionDetails,
+            ObjectProvider<EtcdClientBuilderCustomizer> customizers) {
         FenceLockProperties.Etcd etcd = properties.getEtcd();
         EtcdLockBackendBuilder builder = EtcdLockBackend.builder()
                 .endpoints(connectionDetails.getEndpoints())
@@ -50,8 +59,14 @@ public final class FenceLockEtcdAutoConfiguration {
         if (username != null && password != null) {
             builder.credentials(username, password);
         }
+        // The backend keeps one client customizer: TLS from the properties first, then the beans in order.
+        List<Consumer<ClientBuilder>> clientCustomizers = new ArrayList<>();
         if (etcd.getTls().isEnabled()) {
-            builder.customizeClient(new EtcdClientTls(etcd.getTls()));
+            clientCustomizers.add(new EtcdClientTls(etcd.getTls()));
+        }
+        customizers.orderedStream().forEach((customizer) -> clientCustomizers.add(customizer::customize));
+        if (!clientCustomizers.isEmpty()) {
+            builder.customizeClient((client) -> clientCustomizers.forEach((customizer) -> customizer.accept(client)));
         }
         return builder.build();
     }
