@@ -44,6 +44,7 @@ class ModuleBoundariesTests {
                     "dev.fencelock.jdbc..",
                     "dev.fencelock.jpa..",
                     "dev.fencelock.metrics..",
+                    "dev.fencelock.observation..",
                     "dev.fencelock.test..")
             .should()
             .dependOnClassesThat()
