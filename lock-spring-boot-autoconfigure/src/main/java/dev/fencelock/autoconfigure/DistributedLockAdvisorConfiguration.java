@@ -4,6 +4,7 @@ import dev.fencelock.LockClient;
 import dev.fencelock.interceptor.DistributedLockAdvisor;
 import dev.fencelock.interceptor.DistributedLockInterceptor;
 import dev.fencelock.interceptor.DistributedLockMethodCheck;
+import dev.fencelock.interceptor.LockCallObserver;
 import dev.fencelock.interceptor.LockKeyResolver;
 import dev.fencelock.interceptor.SpelLockKeyResolver;
 import org.springframework.aop.config.AopConfigUtils;
@@ -51,6 +52,7 @@ class DistributedLockAdvisorConfiguration {
     static DistributedLockInterceptor distributedLockInterceptor(
             ObjectProvider<LockClient> lockClient,
             ObjectProvider<LockKeyResolver> keyResolver,
+            ObjectProvider<LockCallObserver> observer,
             Environment environment) {
         FenceLockProperties.Aspect settings = adviceSettings(environment);
         return new DistributedLockInterceptor(
@@ -58,7 +60,8 @@ class DistributedLockAdvisorConfiguration {
                 SingletonSupplier.of(keyResolver::getObject),
                 environment,
                 settings.isInterruptOnLost(),
-                settings.isReleaseInBackground());
+                settings.isReleaseInBackground(),
+                SingletonSupplier.of(() -> observer.getIfUnique(() -> LockCallObserver.NONE)));
     }
 
     @Bean

@@ -18,7 +18,8 @@ import org.springframework.context.annotation.Import;
  * {@link LockClient} over it, and the advisor that runs {@code @DistributedLock} methods under their lock.
  *
  * <p>Every {@link LockEventListener} bean (metrics, audit) receives the client's events, in
- * {@code @Order} order. Once the application has started, a store that does not answer is reported
+ * {@code @Order} order; {@link LockClientBuilderCustomizer} beans adjust the client's builder last.
+ * Once the application has started, a store that does not answer is reported
  * with a warning ({@link LockStoreStartupCheck}).
  *
  * <p>Closing the context closes the client, which releases its locks and closes the backend
@@ -38,7 +39,10 @@ public final class FenceLockAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     LockClient lockClient(
-            LockBackend backend, FenceLockProperties properties, ObjectProvider<LockEventListener> eventListeners) {
+            LockBackend backend,
+            FenceLockProperties properties,
+            ObjectProvider<LockEventListener> eventListeners,
+            ObjectProvider<LockClientBuilderCustomizer> customizers) {
         LockClientBuilder builder = LockClient.builder(backend)
                 .defaultLeaseTtl(properties.getLeaseTtl())
                 .defaultWaitTimeout(properties.getWaitTimeout())
@@ -50,6 +54,7 @@ public final class FenceLockAutoConfiguration {
         if (!listeners.isEmpty()) {
             builder.eventListener((listeners.size() == 1) ? listeners.get(0) : LockEventListener.composite(listeners));
         }
+        customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
         return builder.build();
     }
 

@@ -59,6 +59,8 @@ public class DistributedLockInterceptor implements MethodInterceptor {
 
     private final boolean releaseInBackground;
 
+    private final Supplier<LockCallObserver> observer;
+
     private final Map<Method, LockDefinition> definitions = new ConcurrentHashMap<>();
 
     /**
@@ -80,6 +82,23 @@ public class DistributedLockInterceptor implements MethodInterceptor {
             PropertyResolver placeholders,
             boolean interruptOnLost,
             boolean releaseInBackground) {
+        this(lockClient, keyResolver, placeholders, interruptOnLost, releaseInBackground, () -> LockCallObserver.NONE);
+    }
+
+    /**
+     * Creates the interceptor with an observer of each call's acquisition and held section.
+     *
+     * @param observer supplies the observer on first use, lazily like the client
+     * @see #DistributedLockInterceptor(Supplier, Supplier, PropertyResolver, boolean, boolean)
+     */
+    public DistributedLockInterceptor(
+            Supplier<LockClient> lockClient,
+            Supplier<LockKeyResolver> keyResolver,
+            PropertyResolver placeholders,
+            boolean interruptOnLost,
+            boolean releaseInBackground,
+            Supplier<LockCallObserver> observer) {
+        this.observer = observer;
         this.lockClient = lockClient;
         this.keyResolver = keyResolver;
         this.placeholders = placeholders;
@@ -91,16 +110,23 @@ public class DistributedLockInterceptor implements MethodInterceptor {
     public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
         LockDefinition definition = definition(method(invocation));
         String resource = resource(definition, invocation.getArguments());
+        boolean reentered = ThreadHolds.outermost(resource) != null;
+        LockCallObserver.Acquiring acquiring = this.observer.get().acquiring(definition.lockName(), resource);
         LockLease lease;
         try {
             lease = acquire(definition, resource);
         } catch (LockAcquisitionTimeoutException | LockQueueFullException ex) {
+            acquiring.failed(ex);
             if (definition.policy() == LockNotAcquiredPolicy.SKIP) {
                 logger.debug("Skipped {}: lock '{}' is busy", LockDefinition.describe(definition.method()), resource);
                 return definition.skippedValue();
             }
             throw ex;
+        } catch (RuntimeException ex) {
+            acquiring.failed(ex);
+            throw ex;
         }
+        LockCallObserver.Holding holding = acquiring.acquired(lease, reentered);
         LossWatch watch = new LossWatch(Thread.currentThread(), this.interruptOnLost);
         lease.onLost(watch);
         CallTransactions transactions = CallTransactions.open(lease, describe(definition, lease));
@@ -108,16 +134,21 @@ public class DistributedLockInterceptor implements MethodInterceptor {
         try {
             result = proceed(invocation, resource, lease, transactions);
         } catch (Throwable ex) {
-            throw finish(definition, lease, watch, transactions, ex);
+            holding.returned();
+            Throwable outcome = finish(definition, lease, watch, transactions, ex);
+            holding.released(outcome);
+            throw outcome;
         }
+        holding.returned();
         if (result instanceof CompletionStage<?> stage) {
             if (watch.detach()) {
                 // Lost before the method even returned its stage: the stage will report it.
                 Thread.interrupted();
             }
-            return holdUntilComplete(definition, lease, watch, transactions, stage);
+            return holdUntilComplete(definition, lease, watch, transactions, stage, holding);
         }
         Throwable lost = finish(definition, lease, watch, transactions, null);
+        holding.released(lost);
         if (lost != null) {
             throw lost;
         }
@@ -215,7 +246,8 @@ public class DistributedLockInterceptor implements MethodInterceptor {
             LockLease lease,
             LossWatch watch,
             CallTransactions transactions,
-            CompletionStage<?> stage) {
+            CompletionStage<?> stage,
+            LockCallObserver.Holding holding) {
         if (!definition.holdsUntilCompletion()) {
             // A CompletableFuture subclass must be returned as it is; a loss can then only be logged.
             stage.whenComplete((value, failure) -> releaseAsync(lease).thenAccept((held) -> {
@@ -223,6 +255,7 @@ public class DistributedLockInterceptor implements MethodInterceptor {
                 if (lost != null) {
                     logger.warn(lost.getMessage());
                 }
+                holding.released((lost != null) ? lost : failure);
             }));
             return stage;
         }
@@ -231,6 +264,7 @@ public class DistributedLockInterceptor implements MethodInterceptor {
         stage.whenComplete((value, failure) -> releaseAsync(lease).whenComplete((held, releaseFailure) -> {
             Throwable outcome =
                     outcome(definition, lease, watch, transactions, false, failure, Boolean.TRUE.equals(held));
+            holding.released(outcome);
             if (outcome != null) {
                 result.completeExceptionally(outcome);
             } else {

@@ -27,6 +27,7 @@ import org.springframework.util.ReflectionUtils;
  * <ul>
  *   <li>reactive return types: the method returns before the publisher runs, so the lock would be
  *       released before the work starts;
+ *   <li>Kotlin {@code suspend} functions, for the same reason: they return at their first suspension;
  *   <li>private, final or static methods, beans that are not proxied, and proxies that do not
  *       apply the {@link DistributedLockAdvisor} (built before it existed, or by hand): no lock
  *       would be taken;
@@ -41,6 +42,9 @@ public class DistributedLockMethodCheck implements SmartInitializingSingleton {
 
     private static final Set<String> REACTIVE_TYPES = Set.of(
             "org.reactivestreams.Publisher", "java.util.concurrent.Flow$Publisher", "kotlinx.coroutines.flow.Flow");
+
+    /** The trailing parameter the Kotlin compiler adds to every {@code suspend} function. */
+    private static final String KOTLIN_CONTINUATION = "kotlin.coroutines.Continuation";
 
     private static final List<String> REACTIVE_PACKAGES =
             List.of("reactor.core.publisher.", "io.reactivex.", "io.smallrye.mutiny.");
@@ -162,6 +166,13 @@ public class DistributedLockMethodCheck implements SmartInitializingSingleton {
             return "@DistributedLock methods must not be private, static or final: the proxy cannot intercept"
                     + " them, so no lock would be taken." + callers;
         }
+        if (isSuspendFunction(method)) {
+            return "is a Kotlin suspend function, which the lock cannot cover: it returns to its caller at its"
+                    + " first suspension point, while its work goes on, so the lock would be released before the"
+                    + " work is done. Take the lock inside the coroutine (LockClient.acquireAsync(request).await()"
+                    + " and release in a finally block), or annotate a plain (non-suspend) function and call it"
+                    + " from the coroutine with withContext(Dispatchers.IO) { ... }.";
+        }
         String reactive = reactiveType(method.getReturnType());
         if (reactive != null) {
             String returned = method.getReturnType().getName();
@@ -177,6 +188,13 @@ public class DistributedLockMethodCheck implements SmartInitializingSingleton {
         } catch (RuntimeException ex) {
             return ex.getMessage();
         }
+    }
+
+    /** Compiled, a {@code suspend fun f(a: A): R} is {@code Object f(A a, Continuation<? super R> c)}. */
+    private static boolean isSuspendFunction(Method method) {
+        Class<?>[] parameters = method.getParameterTypes();
+        return parameters.length > 0
+                && parameters[parameters.length - 1].getName().equals(KOTLIN_CONTINUATION);
     }
 
     private static @Nullable String reactiveType(@Nullable Class<?> type) {

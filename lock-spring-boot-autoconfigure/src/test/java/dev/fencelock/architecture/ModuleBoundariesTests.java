@@ -48,6 +48,7 @@ class ModuleBoundariesTests {
                     "dev.fencelock.jdbc..",
                     "dev.fencelock.jpa..",
                     "dev.fencelock.metrics..",
+                    "dev.fencelock.observation..",
                     "dev.fencelock.shedlock..",
                     "dev.fencelock.test..")
             .should()

@@ -6,8 +6,10 @@ import dev.fencelock.annotation.DistributedLock;
 import dev.fencelock.autoconfigure.FenceLockAutoConfiguration;
 import dev.fencelock.autoconfigure.etcd.FenceLockEtcdAutoConfiguration;
 import java.util.concurrent.Flow;
+import kotlin.coroutines.Continuation;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.reactivestreams.Publisher;
@@ -91,6 +93,16 @@ class DistributedLockMethodCheckTests {
                 .run((context) -> assertThat(failure(context))
                         .hasMessageContaining("FlowService.events()")
                         .hasMessageContaining("java.util.concurrent.Flow$Publisher"));
+    }
+
+    @Test
+    void kotlinSuspendFunctionShouldStopStartup() {
+        this.runner
+                .withBean(SuspendingService.class)
+                .run((context) -> assertThat(failure(context))
+                        .hasMessageContaining("SuspendingService.reserve(String, Continuation)")
+                        .hasMessageContaining("Kotlin suspend function")
+                        .hasMessageContaining("acquireAsync"));
     }
 
     @Test
@@ -251,6 +263,14 @@ class DistributedLockMethodCheckTests {
         @DistributedLock("events")
         public Flow.Publisher<String> events() {
             return (subscriber) -> {};
+        }
+    }
+
+    /** What the Kotlin compiler makes of {@code @DistributedLock suspend fun reserve(sku: String): Int}. */
+    public static class SuspendingService {
+        @DistributedLock(key = "#sku")
+        public @Nullable Object reserve(String sku, Continuation<? super Integer> continuation) {
+            return 1;
         }
     }
 

@@ -35,7 +35,6 @@ import org.springframework.test.context.DynamicPropertySource;
 @SpringBootTest(
         webEnvironment = WebEnvironment.RANDOM_PORT,
         properties = {
-            "inventory.development-etcd.enabled=false",
             // Each run brings its own etcd, whose revisions start afresh, to a database that keeps the fence
             // rows of earlier runs: a scope per run keeps their tokens apart, as for any two clusters.
             "fencelock.fencing.scope=sample-tests-${random.uuid}",

@@ -2,6 +2,7 @@ package dev.fencelock.autoconfigure.endpoint;
 
 import dev.fencelock.LockClient;
 import dev.fencelock.actuate.FenceLockEndpoint;
+import dev.fencelock.actuate.FenceLockEndpointRuntimeHints;
 import dev.fencelock.audit.LockAuditLog;
 import dev.fencelock.autoconfigure.FenceLockAutoConfiguration;
 import dev.fencelock.autoconfigure.FenceLockProperties;
@@ -16,6 +17,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.env.Environment;
 
 /**
@@ -31,6 +33,7 @@ import org.springframework.core.env.Environment;
 @AutoConfiguration(after = {FenceLockAutoConfiguration.class, FenceLockAuditAutoConfiguration.class})
 @ConditionalOnClass({Endpoint.class, ConditionalOnAvailableEndpoint.class})
 @ConditionalOnBean(LockClient.class)
+@ImportRuntimeHints(FenceLockEndpointRuntimeHints.class)
 public final class FenceLockEndpointAutoConfiguration {
 
     /** The property that, set to {@code unrestricted}, permits force-release. */

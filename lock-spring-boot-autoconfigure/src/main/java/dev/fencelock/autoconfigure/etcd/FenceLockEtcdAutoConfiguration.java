@@ -8,6 +8,10 @@ import dev.fencelock.autoconfigure.OnLockBackendCondition;
 import dev.fencelock.etcd.EtcdLockBackend;
 import dev.fencelock.etcd.EtcdLockBackendBuilder;
 import dev.fencelock.spi.LockBackend;
+import io.etcd.jetcd.ClientBuilder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -24,10 +28,11 @@ import org.springframework.context.annotation.Conditional;
 /**
  * The etcd {@link LockBackend} for {@code fencelock.backend=etcd} (the default), from {@link
  * EtcdConnectionDetails} and {@code fencelock.etcd.*}. Backs off when the application defines its
- * own {@link LockBackend} or {@link LockClient}. Unless {@code fencelock.etcd.verify-on-startup} is
- * off, startup stops when etcd refuses the connection, the credentials or the namespace. At startup,
- * every etcd backend of the application (its own ones included) is checked for a namespace nested
- * with another ({@link EtcdNamespaceCheck}).
+ * own {@link LockBackend} or {@link LockClient}. {@link EtcdClientBuilderCustomizer} beans adjust
+ * the jetcd client, after {@code fencelock.etcd.*}. Unless {@code fencelock.etcd.verify-on-startup}
+ * is off, startup stops when etcd refuses the connection, the credentials or the namespace. At
+ * startup, every etcd backend of the application (its own ones included) is checked for a namespace
+ * nested with another ({@link EtcdNamespaceCheck}).
  */
 @AutoConfiguration(before = FenceLockAutoConfiguration.class, after = SslAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "fencelock.enabled", matchIfMissing = true)
@@ -48,7 +53,8 @@ public final class FenceLockEtcdAutoConfiguration {
     EtcdLockBackend etcdLockBackend(
             FenceLockProperties properties,
             EtcdConnectionDetails connectionDetails,
-            ObjectProvider<SslBundles> sslBundles) {
+            ObjectProvider<SslBundles> sslBundles,
+            ObjectProvider<EtcdClientBuilderCustomizer> customizers) {
         FenceLockEtcdProperties etcd = properties.getEtcd();
         EtcdLockBackendBuilder builder = EtcdLockBackend.builder()
                 .endpoints(connectionDetails.getEndpoints())
@@ -61,16 +67,22 @@ public final class FenceLockEtcdAutoConfiguration {
         if (username != null && password != null) {
             builder.credentials(username, password);
         }
+        // The backend keeps one client customizer: TLS from the properties first, then the beans in order.
+        List<Consumer<ClientBuilder>> clientCustomizers = new ArrayList<>();
         SslBundle bundle = connectionDetails.getSslBundle();
         EtcdEndpointSchemes.check(connectionDetails.getEndpoints(), bundle != null);
         if (bundle != null) {
             EtcdClientSsl ssl = new EtcdClientSsl(bundle, etcd.getTls().getAuthority());
-            builder.customizeClient(ssl);
+            clientCustomizers.add(ssl);
             String name = etcd.getSsl().getBundle();
             SslBundles bundles = sslBundles.getIfAvailable();
             if (name != null && bundles != null && connectionDetails instanceof PropertiesEtcdConnectionDetails) {
                 bundles.addBundleUpdateHandler(name, updated -> ssl.update(name, updated));
             }
+        }
+        customizers.orderedStream().forEach((customizer) -> clientCustomizers.add(customizer::customize));
+        if (!clientCustomizers.isEmpty()) {
+            builder.customizeClient((client) -> clientCustomizers.forEach((customizer) -> customizer.accept(client)));
         }
         EtcdLockBackend backend = builder.build();
         if (etcd.isVerifyOnStartup()) {

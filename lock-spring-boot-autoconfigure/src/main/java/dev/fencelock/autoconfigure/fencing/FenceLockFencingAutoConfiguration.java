@@ -14,7 +14,10 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 
 /**
  * Auto-configuration of fencing at the data store: every {@link DataSource} bean becomes a
@@ -24,7 +27,8 @@ import org.springframework.context.annotation.Bean;
  *
  * <p>Wrapping happens in a bean post-processor, so it covers data sources from any configuration;
  * the guard is an ordinary bean that an application can replace. The fence table is checked (or
- * created) once all singletons exist, and then compared with the lock store: a store whose revision
+ * created) by a database initializer that Boot orders after Flyway and Liquibase, and then compared
+ * with the lock store: a store whose revision
  * is below the table's highest token (a restored etcd) stops the application.
  */
 @AutoConfiguration(
@@ -34,6 +38,7 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnProperty(prefix = "fencelock", name = "enabled", matchIfMissing = true)
 @ConditionalOnProperty(prefix = "fencelock.fencing", name = "enabled", matchIfMissing = true)
 @EnableConfigurationProperties(FenceLockProperties.class)
+@Import(FenceLockFencingAutoConfiguration.DatabaseInitializationOrder.class)
 public final class FenceLockFencingAutoConfiguration {
 
     @Bean
@@ -73,7 +78,7 @@ public final class FenceLockFencingAutoConfiguration {
                 beanFactory, guard, properties.getFencing().getJdbc().getInitializeSchema());
     }
 
-    // Declared after the initializer: singletons are told in registration order, and the tables must exist first.
+    // Runs once all singletons exist, so after the fence table initializer.
     @Bean
     @ConditionalOnMissingBean
     LockStoreRevisionCheck lockStoreRevisionCheck(
@@ -81,4 +86,14 @@ public final class FenceLockFencingAutoConfiguration {
         return new LockStoreRevisionCheck(
                 beanFactory, client, properties.getEtcd().getRequestTimeout());
     }
+
+    /**
+     * Boot's ordering of database initializers ({@link FenceTableInitializerDetector}), also when
+     * no auto-configuration of Boot's that imports it (SQL init, Flyway, Liquibase, JPA) is active.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(
+            name = "org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer")
+    @Import(DatabaseInitializationDependencyConfigurer.class)
+    static class DatabaseInitializationOrder {}
 }

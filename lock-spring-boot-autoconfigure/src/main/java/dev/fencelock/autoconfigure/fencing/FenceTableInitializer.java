@@ -10,8 +10,8 @@ import java.sql.Statement;
 import java.util.Locale;
 import java.util.Set;
 import javax.sql.DataSource;
+import org.springframework.beans.factory.InitializingBean;
 import org.springframework.beans.factory.ListableBeanFactory;
-import org.springframework.beans.factory.SmartInitializingSingleton;
 
 /**
  * Makes sure the fence table exists in the database of every fenced {@code DataSource} bean before
@@ -20,11 +20,14 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
  * add to the migrations. Without this check a missing table would surface only at the first fenced
  * write, in production, under a lock.
  *
- * <p>Runs once all singletons exist, so that Flyway and Liquibase, which migrate while their beans
- * are created, have already added the table. Opens one connection per data source, with no fence
- * on the thread, so nothing is guarded.
+ * <p>A database initializer in Spring Boot's sense ({@link FenceTableInitializerDetector}): it runs
+ * when its bean is created, after Flyway, Liquibase and {@code spring.sql.init} scripts have run (so
+ * a migration that creates the table is seen), and before every bean that depends on database
+ * initialization ({@code JdbcTemplate}, JPA, {@code @DependsOnDatabaseInitialization} beans), so
+ * none of them can write through a fenced data source before its table exists. Opens one connection
+ * per data source, with no fence on the thread, so nothing is guarded.
  */
-final class FenceTableInitializer implements SmartInitializingSingleton {
+final class FenceTableInitializer implements InitializingBean {
 
     static final String PROPERTY = "fencelock.fencing.jdbc.initialize-schema";
 
@@ -44,7 +47,7 @@ final class FenceTableInitializer implements SmartInitializingSingleton {
     }
 
     @Override
-    public void afterSingletonsInstantiated() {
+    public void afterPropertiesSet() {
         for (String name : this.beanFactory.getBeanNamesForType(DataSource.class)) {
             DataSource dataSource = this.beanFactory.getBean(name, DataSource.class);
             if (FencedDataSourcePostProcessor.isFenced(dataSource)) {

@@ -221,7 +221,7 @@ class FenceLockFencingAutoConfigurationTests {
                 .run((context) -> {
                     assertThat(context)
                             .getFailure()
-                            .isInstanceOf(IllegalStateException.class)
+                            .hasRootCauseInstanceOf(IllegalStateException.class)
                             .hasMessageContaining("Fence table 'fencelock_fence' does not exist")
                             .hasMessageContaining("DataSource bean 'dataSource'")
                             .hasMessageContaining("fencelock.fencing.jdbc.initialize-schema is 'never'")

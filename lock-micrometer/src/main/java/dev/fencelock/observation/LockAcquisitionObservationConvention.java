@@ -1,0 +1,13 @@
+package dev.fencelock.observation;
+
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationConvention;
+
+/** Names and keys of the acquisition observation; implement it to change them. */
+public interface LockAcquisitionObservationConvention extends ObservationConvention<LockObservationContext> {
+
+    @Override
+    default boolean supportsContext(Observation.Context context) {
+        return context instanceof LockObservationContext;
+    }
+}

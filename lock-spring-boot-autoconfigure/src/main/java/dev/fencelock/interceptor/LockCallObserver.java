@@ -1,0 +1,68 @@
+package dev.fencelock.interceptor;
+
+import dev.fencelock.LockLease;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Watches the two phases of each {@code @DistributedLock} call as they happen: the acquisition (the
+ * wait) and the held section. {@link DistributedLockInterceptor} calls it on the method's thread at
+ * the start and end of each phase, which a {@link dev.fencelock.LockEventListener} cannot see (its
+ * events come once an acquisition is complete, on the backend's threads). The starter implements it
+ * with Micrometer's Observation API when an {@code ObservationRegistry} bean exists.
+ */
+public interface LockCallObserver {
+
+    /** Observes nothing. */
+    LockCallObserver NONE = (lockName, resource) -> Acquiring.NONE;
+
+    /**
+     * A call starts waiting for its lock.
+     *
+     * @param lockName the key template or name of the lock, never the resolved key
+     * @param resource the resolved resource
+     */
+    Acquiring acquiring(String lockName, String resource);
+
+    /** The acquisition of one call. */
+    interface Acquiring {
+
+        /** Observes nothing. */
+        Acquiring NONE = new Acquiring() {
+            @Override
+            public Holding acquired(LockLease lease, boolean reentered) {
+                return Holding.NONE;
+            }
+
+            @Override
+            public void failed(Throwable cause) {}
+        };
+
+        /** The lock is held; the method runs next. {@code reentered}: an enclosing call held it already. */
+        Holding acquired(LockLease lease, boolean reentered);
+
+        /** The call did not get the lock (it fails, or is skipped by its policy). */
+        void failed(Throwable cause);
+    }
+
+    /** The held section of one call. */
+    interface Holding {
+
+        /** Observes nothing. */
+        Holding NONE = new Holding() {
+            @Override
+            public void returned() {}
+
+            @Override
+            public void released(@Nullable Throwable failure) {}
+        };
+
+        /** The method returned or threw, on the thread that acquired the lock. */
+        void returned();
+
+        /**
+         * The lock was given up, possibly on another thread (a returned stage completed); {@code
+         * failure} is what the caller gets, or {@code null}.
+         */
+        void released(@Nullable Throwable failure);
+    }
+}
