@@ -37,6 +37,15 @@ public final class FencingContext {
         public boolean isValid() {
             return this.lease == null || this.lease.isValid();
         }
+
+        /**
+         * Whether this token fences writes: its lock is exclusive (or the fence was pushed without a
+         * lease). Readers of a shared lock and holders of a semaphore's permits hold together, so no
+         * token of theirs says which of them may write.
+         */
+        public boolean fencesWrites() {
+            return this.lease == null || this.lease.isExclusive();
+        }
     }
 
     /** A pushed fence; closing it pops it again. */

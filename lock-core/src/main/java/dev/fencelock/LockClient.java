@@ -161,6 +161,8 @@ public final class LockClient implements AutoCloseable {
      * @param expiresAt the current local validity deadline
      * @param holds how many re-entrant holds are open
      * @param lockName the bounded name the lock was requested with
+     * @param mode exclusive or shared
+     * @param permits the semaphore's number of permits, 1 for a lock
      */
     public record HeldLock(
             String resource,
@@ -170,7 +172,9 @@ public final class LockClient implements AutoCloseable {
             Instant acquiredAt,
             Instant expiresAt,
             int holds,
-            String lockName) {}
+            String lockName,
+            LockMode mode,
+            int permits) {}
 
     /** Number of acquisitions of this client currently in progress (waiting or in flight). */
     public int waitingCount() {
@@ -245,7 +249,12 @@ public final class LockClient implements AutoCloseable {
 
     private CompletableFuture<LockLease> acquireAsync(AcquireAttempt attempt) {
         AcquireCommand command = attempt.command();
-        Acquisition existing = this.acquisitions.reenter(command.resource(), command.requestId());
+        Acquisition existing;
+        try {
+            existing = this.acquisitions.reenter(command.resource(), command.requestId(), command.kind());
+        } catch (LockException mismatch) {
+            return CompletableFuture.failedFuture(mismatch);
+        }
         if (existing != null) {
             LockHold hold = new LockHold(this, existing);
             this.events.acquired(hold, existing.lockName(), Duration.ZERO, true);
