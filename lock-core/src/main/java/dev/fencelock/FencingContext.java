@@ -62,6 +62,30 @@ public final class FencingContext {
         return push(new Fence(lease.resource(), lease.fencingToken(), lease));
     }
 
+    /**
+     * Pushes one fence per lock of {@code leases}, in the order they were taken, until the returned
+     * scope is closed; its {@link Scope#fence()} is the last one.
+     */
+    public static Scope openAll(MultiLockLease leases) {
+        List<Scope> scopes = new ArrayList<>(leases.leases().size());
+        for (LockLease lease : leases.leases()) {
+            scopes.add(open(lease));
+        }
+        return new Scope() {
+            @Override
+            public Fence fence() {
+                return scopes.get(scopes.size() - 1).fence();
+            }
+
+            @Override
+            public void close() {
+                for (int i = scopes.size() - 1; i >= 0; i--) {
+                    scopes.get(i).close();
+                }
+            }
+        };
+    }
+
     /** Pushes {@code fence} for the current thread until the returned scope is closed. */
     public static Scope push(Fence fence) {
         Deque<Fence> fences = FENCES.get();
