@@ -1,6 +1,7 @@
 package dev.fencelock;
 
 import dev.fencelock.spi.AcquireCommand;
+import dev.fencelock.spi.LockKind;
 import java.time.Duration;
 import java.util.UUID;
 
@@ -19,17 +20,34 @@ record AcquireAttempt(AcquireCommand command, String lockName) {
      */
     static AcquireAttempt of(LockRequest request, LockClientSettings settings, boolean wait) {
         ResourceName resource = ResourceName.of(request.resource(), settings.maxResourceLength());
-        boolean generated = request.requestId() == null;
-        String requestId = generated ? UUID.randomUUID().toString() : validateRequestId(request.requestId(), resource);
-        long ttlSeconds = settings.ttlSeconds(request.leaseTtl(), resource);
         Duration waitTimeout = wait ? settings.waitTimeout(request.waitTimeout(), resource) : Duration.ZERO;
         boolean queue = !waitTimeout.isZero();
         // A try-lock still needs time for its round trip; a waiting lock gets exactly its wait timeout.
         Duration budget = queue ? waitTimeout : settings.tryTimeout();
-        long deadline = System.nanoTime() + budget.toNanos();
+        return of(request, resource, settings, queue, System.nanoTime() + budget.toNanos());
+    }
+
+    /**
+     * Validates and bounds {@code request} for an attempt that ends by {@code deadlineNanos}, one
+     * deadline shared with other attempts; {@code queue} says whether it waits for a busy lock.
+     */
+    static AcquireAttempt of(
+            LockRequest request,
+            ResourceName resource,
+            LockClientSettings settings,
+            boolean queue,
+            long deadlineNanos) {
+        boolean generated = request.requestId() == null;
+        String requestId = generated ? UUID.randomUUID().toString() : validateRequestId(request.requestId(), resource);
+        long ttlSeconds = settings.ttlSeconds(request.leaseTtl(), resource);
         String lockName = (request.lockName() != null) ? request.lockName() : LockEventListener.UNNAMED;
+        LockKind kind = (request.permits() > 1) ? LockKind.permits(request.permits()) : kindOf(request.mode());
         return new AcquireAttempt(
-                new AcquireCommand(resource, requestId, ttlSeconds, queue, deadline, generated), lockName);
+                new AcquireCommand(resource, requestId, ttlSeconds, queue, deadlineNanos, generated, kind), lockName);
+    }
+
+    private static LockKind kindOf(LockMode mode) {
+        return (mode == LockMode.SHARED) ? LockKind.SHARED : LockKind.EXCLUSIVE;
     }
 
     private static String validateRequestId(String requestId, ResourceName resource) {

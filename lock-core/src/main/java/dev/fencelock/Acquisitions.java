@@ -1,6 +1,7 @@
 package dev.fencelock;
 
 import dev.fencelock.spi.BackendLock;
+import dev.fencelock.spi.LockKind;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
@@ -14,14 +15,29 @@ final class Acquisitions {
 
     private final ConcurrentHashMap<String, Acquisition> byKey = new ConcurrentHashMap<>();
 
-    /** The still valid acquisition of {@code requestId} on {@code resource} with one hold more, if there is one. */
+    /**
+     * The still valid acquisition of {@code requestId} on {@code resource} with one hold more, if
+     * there is one. An exclusive hold covers a shared request (a writer may call a reader); any
+     * other difference of kind is refused, so a reader cannot upgrade itself to a writer.
+     *
+     * @throws LockException when the acquisition holds a kind that does not cover {@code kind}
+     */
     @Nullable
-    Acquisition reenter(ResourceName resource, String requestId) {
+    Acquisition reenter(ResourceName resource, String requestId, LockKind kind) {
         Acquisition existing = this.byKey.get(key(resource, requestId));
-        if (existing != null && existing.lock().isValid() && existing.addHold()) {
-            return existing;
+        if (existing == null || !existing.lock().isValid()) {
+            return null;
         }
-        return null;
+        LockKind held = existing.lock().kind();
+        if (!held.equals(kind) && !(held.isExclusive() && kind.equals(LockKind.SHARED))) {
+            throw new LockException("Request id '" + requestId + "' holds lock '" + resource + "' as " + held.describe()
+                    + " and cannot re-enter it as " + kind.describe()
+                    + (held.equals(LockKind.SHARED)
+                            ? "; a reader cannot upgrade to a writer (it would wait for itself): release the read"
+                                    + " lock first, or take the write lock from the start"
+                            : "; re-enter with the kind it was acquired with"));
+        }
+        return existing.addHold() ? existing : null;
     }
 
     /** The acquisition of a lock the backend granted, with one hold more: the known one, or a new one. */
@@ -64,7 +80,9 @@ final class Acquisitions {
                         acquisition.acquiredAt(),
                         LockClient.toInstant(lock.validUntilNanos()),
                         acquisition.holds(),
-                        acquisition.lockName()));
+                        acquisition.lockName(),
+                        lock.kind().mode(),
+                        lock.kind().permits()));
             }
         }
         return held;

@@ -37,6 +37,15 @@ public final class FencingContext {
         public boolean isValid() {
             return this.lease == null || this.lease.isValid();
         }
+
+        /**
+         * Whether this token fences writes: its lock is exclusive (or the fence was pushed without a
+         * lease). Readers of a shared lock and holders of a semaphore's permits hold together, so no
+         * token of theirs says which of them may write.
+         */
+        public boolean fencesWrites() {
+            return this.lease == null || this.lease.isExclusive();
+        }
     }
 
     /** A pushed fence; closing it pops it again. */
@@ -51,6 +60,30 @@ public final class FencingContext {
     /** Pushes the fence of {@code lease} for the current thread until the returned scope is closed. */
     public static Scope open(LockLease lease) {
         return push(new Fence(lease.resource(), lease.fencingToken(), lease));
+    }
+
+    /**
+     * Pushes one fence per lock of {@code leases}, in the order they were taken, until the returned
+     * scope is closed; its {@link Scope#fence()} is the last one.
+     */
+    public static Scope openAll(MultiLockLease leases) {
+        List<Scope> scopes = new ArrayList<>(leases.leases().size());
+        for (LockLease lease : leases.leases()) {
+            scopes.add(open(lease));
+        }
+        return new Scope() {
+            @Override
+            public Fence fence() {
+                return scopes.get(scopes.size() - 1).fence();
+            }
+
+            @Override
+            public void close() {
+                for (int i = scopes.size() - 1; i >= 0; i--) {
+                    scopes.get(i).close();
+                }
+            }
+        };
     }
 
     /** Pushes {@code fence} for the current thread until the returned scope is closed. */

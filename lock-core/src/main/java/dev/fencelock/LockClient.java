@@ -6,9 +6,11 @@ import dev.fencelock.spi.LockAdministration;
 import dev.fencelock.spi.LockBackend;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -133,6 +135,81 @@ public final class LockClient implements AutoCloseable {
         }
     }
 
+    /**
+     * Acquires several locks, all or nothing.
+     *
+     * <ul>
+     *   <li><b>One order.</b> The locks are taken one after another, sorted by normalised resource
+     *       name, whatever the order of the list: two callers that name the same resources in
+     *       different orders never wait for each other in a cycle.
+     *   <li><b>One deadline.</b> All of them must be had within the shortest wait timeout among the
+     *       requests, counted from this call; if that is zero, each is tried once.
+     *   <li><b>All or nothing.</b> When one cannot be had, the ones already taken are released
+     *       before the failure is thrown.
+     * </ul>
+     *
+     * @throws IllegalArgumentException when the list is empty or names one resource twice
+     * @throws LockAcquisitionTimeoutException when a lock stayed busy until the deadline
+     * @throws LockBackendUnavailableException when the store could not be reached in time
+     * @throws LockQueueFullException when too many callers of this client wait for one of the resources
+     * @throws InvalidLockKeyException when a resource name is not valid
+     */
+    public MultiLockLease acquireAll(List<LockRequest> requests) {
+        List<AcquireAttempt> attempts = prepareAll(requests);
+        List<LockLease> taken = new ArrayList<>(attempts.size());
+        try {
+            for (AcquireAttempt attempt : attempts) {
+                if (attempt.command().remainingNanos() == 0) {
+                    throw new LockAcquisitionTimeoutException("The wait time of acquireAll ran out before lock '"
+                            + attempt.command().resource() + "', the " + (taken.size() + 1) + ". of " + attempts.size()
+                            + "; the locks taken were released");
+                }
+                taken.add(await(attempt));
+            }
+        } catch (RuntimeException failure) {
+            for (int i = taken.size() - 1; i >= 0; i--) {
+                try {
+                    taken.get(i).release();
+                } catch (RuntimeException releaseFailure) {
+                    failure.addSuppressed(releaseFailure);
+                }
+            }
+            throw failure;
+        }
+        return new MultiLockLease(taken);
+    }
+
+    /** Validates every request and orders them by resource name, under one deadline. */
+    private List<AcquireAttempt> prepareAll(List<LockRequest> requests) {
+        Objects.requireNonNull(requests, "requests must not be null");
+        if (requests.isEmpty()) {
+            throw new IllegalArgumentException("acquireAll needs at least one lock request");
+        }
+        if (this.closed.get()) {
+            throw new IllegalStateException("LockClient is closed");
+        }
+        TreeMap<String, LockRequest> byResource = new TreeMap<>();
+        TreeMap<String, ResourceName> names = new TreeMap<>();
+        Duration wait = null;
+        for (LockRequest request : requests) {
+            Objects.requireNonNull(request, "requests must not contain null");
+            ResourceName name = ResourceName.of(request.resource(), this.settings.maxResourceLength());
+            if (byResource.putIfAbsent(name.value(), request) != null) {
+                throw new IllegalArgumentException("acquireAll names lock '" + name
+                        + "' twice; each resource may appear once (it would wait for itself)");
+            }
+            names.put(name.value(), name);
+            Duration own = this.settings.waitTimeout(request.waitTimeout(), name);
+            wait = (wait == null || own.compareTo(wait) < 0) ? own : wait;
+        }
+        boolean queue = !wait.isZero();
+        long deadline = System.nanoTime() + (queue ? wait : this.settings.tryTimeout()).toNanos();
+        List<AcquireAttempt> attempts = new ArrayList<>(byResource.size());
+        byResource.forEach((resource, request) ->
+                attempts.add(AcquireAttempt.of(request, names.get(resource), this.settings, queue, deadline)));
+        return attempts;
+    }
+
     /** Acquires the lock of {@code resource} if it is free right now, without queueing. */
     public Optional<LockLease> tryAcquire(String resource) {
         return tryAcquire(LockRequest.of(resource));
@@ -163,6 +240,8 @@ public final class LockClient implements AutoCloseable {
      * @param expiresAt the current local validity deadline
      * @param holds how many re-entrant holds are open
      * @param lockName the bounded name the lock was requested with
+     * @param mode exclusive or shared
+     * @param permits the semaphore's number of permits, 1 for a lock
      */
     public record HeldLock(
             String resource,
@@ -172,7 +251,9 @@ public final class LockClient implements AutoCloseable {
             Instant acquiredAt,
             Instant expiresAt,
             int holds,
-            String lockName) {}
+            String lockName,
+            LockMode mode,
+            int permits) {}
 
     /** Number of acquisitions of this client currently in progress (waiting or in flight). */
     public int waitingCount() {
@@ -247,7 +328,12 @@ public final class LockClient implements AutoCloseable {
 
     private CompletableFuture<LockLease> acquireAsync(AcquireAttempt attempt) {
         AcquireCommand command = attempt.command();
-        Acquisition existing = this.acquisitions.reenter(command.resource(), command.requestId());
+        Acquisition existing;
+        try {
+            existing = this.acquisitions.reenter(command.resource(), command.requestId(), command.kind());
+        } catch (LockException mismatch) {
+            return CompletableFuture.failedFuture(mismatch);
+        }
         if (existing != null) {
             LockHold hold = new LockHold(this, existing);
             this.events.acquired(hold, existing.lockName(), Duration.ZERO, true);

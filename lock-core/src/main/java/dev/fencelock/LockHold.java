@@ -60,6 +60,16 @@ final class LockHold implements LockLease {
     }
 
     @Override
+    public LockMode mode() {
+        return this.acquisition.lock().kind().mode();
+    }
+
+    @Override
+    public int permits() {
+        return this.acquisition.lock().kind().permits();
+    }
+
+    @Override
     public long leaseId() {
         return this.acquisition.lock().leaseId();
     }
@@ -186,6 +196,7 @@ final class LockHold implements LockLease {
     @Override
     public String toString() {
         return "LockLease[resource=" + resource() + ", token=" + fencingToken() + ", leaseId=" + leaseId() + ", valid="
-                + isValid() + "]";
+                + isValid()
+                + (isExclusive() ? "" : ", " + this.acquisition.lock().kind().describe()) + "]";
     }
 }

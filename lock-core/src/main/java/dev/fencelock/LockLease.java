@@ -34,12 +34,32 @@ public interface LockLease extends AutoCloseable {
         return LockEventListener.UNNAMED;
     }
 
+    /** {@link LockMode#SHARED} for a read lock, {@link LockMode#EXCLUSIVE} otherwise (semaphores too). */
+    default LockMode mode() {
+        return LockMode.EXCLUSIVE;
+    }
+
+    /** The number of permits of the semaphore this is a permit of; 1 for a lock. */
+    default int permits() {
+        return 1;
+    }
+
+    /**
+     * Whether this holder is alone with its resource, so that its token fences writes: an
+     * exclusive lock, neither shared nor one permit of several.
+     */
+    default boolean isExclusive() {
+        return mode() == LockMode.EXCLUSIVE && permits() == 1;
+    }
+
     /** Identifier of the backend lease that keeps this lock alive. */
     long leaseId();
 
     /**
      * A number larger than the token of every earlier holder of this resource; the same for every
-     * re-entrant hold of one acquisition.
+     * re-entrant hold of one acquisition. Holders of a shared lock or a semaphore hold together, so
+     * their tokens only say that they came after every earlier exclusive holder; an exclusive
+     * holder's token is larger than every earlier holder's, readers' and permit holders' included.
      */
     long fencingToken();
 

@@ -11,6 +11,11 @@ import org.jspecify.annotations.Nullable;
  * same id again is how a caller retries safely (a retry after a lost response gets the original
  * lock and token back) and how one owner re-enters a lock it holds (the hold count grows, the
  * token stays). Leave it unset and every request is a new acquisition.
+ *
+ * <p>By default a request asks for an exclusive lock. {@link Builder#mode(LockMode) mode(SHARED)}
+ * asks for a read lock that other readers share; {@link Builder#permits(int) permits(n)} asks for
+ * one of {@code n} permits of a semaphore. Every client must use the same number of permits for a
+ * resource.
  */
 public final class LockRequest {
 
@@ -24,12 +29,18 @@ public final class LockRequest {
 
     private final @Nullable String lockName;
 
+    private final LockMode mode;
+
+    private final int permits;
+
     private LockRequest(Builder builder) {
         this.resource = builder.resource;
         this.requestId = builder.requestId;
         this.leaseTtl = builder.leaseTtl;
         this.waitTimeout = builder.waitTimeout;
         this.lockName = builder.lockName;
+        this.mode = builder.mode;
+        this.permits = builder.permits;
     }
 
     /** A request for {@code resource} with the client's default lease TTL and wait timeout. */
@@ -62,10 +73,20 @@ public final class LockRequest {
         return this.lockName;
     }
 
+    /** Exclusive (the default) or shared. */
+    public LockMode mode() {
+        return this.mode;
+    }
+
+    /** How many holders a semaphore admits at once; 1 (the default) for a lock. */
+    public int permits() {
+        return this.permits;
+    }
+
     @Override
     public String toString() {
         return "LockRequest[resource=" + this.resource + ", requestId=" + this.requestId + ", leaseTtl=" + this.leaseTtl
-                + ", waitTimeout=" + this.waitTimeout + "]";
+                + ", waitTimeout=" + this.waitTimeout + ", mode=" + this.mode + ", permits=" + this.permits + "]";
     }
 
     /** Builds a {@link LockRequest}; values are checked against the client's bounds when it is used. */
@@ -80,6 +101,10 @@ public final class LockRequest {
         private @Nullable Duration waitTimeout;
 
         private @Nullable String lockName;
+
+        private LockMode mode = LockMode.EXCLUSIVE;
+
+        private int permits = 1;
 
         private Builder(String resource) {
             this.resource = Objects.requireNonNull(resource, "resource must not be null");
@@ -116,7 +141,41 @@ public final class LockRequest {
             return this;
         }
 
+        /**
+         * {@link LockMode#SHARED} for a read lock that readers hold together; {@link
+         * LockMode#EXCLUSIVE} (the default) for a write lock. A reader waits for the writers that
+         * came before it, a writer for everyone who came before it.
+         */
+        public Builder mode(LockMode mode) {
+            this.mode = Objects.requireNonNull(mode, "mode must not be null");
+            return this;
+        }
+
+        /**
+         * Makes this a request for one of {@code permits} permits of a semaphore: at most that many
+         * holders at once, each with its own lease and token. One permit is an exclusive lock. Every
+         * client must use the same number for a resource; a request that meets keys with another
+         * number fails with {@link LockPermitsMismatchException}. Permits are not a fence: with
+         * several holders at once, no token says which of them may write.
+         *
+         * @throws IllegalArgumentException when {@code permits} is below one
+         */
+        public Builder permits(int permits) {
+            if (permits < 1) {
+                throw new IllegalArgumentException("permits must be at least 1, was " + permits);
+            }
+            this.permits = permits;
+            return this;
+        }
+
+        /**
+         * @throws IllegalArgumentException when a shared request asks for more than one permit
+         */
         public LockRequest build() {
+            if (this.mode == LockMode.SHARED && this.permits > 1) {
+                throw new IllegalArgumentException("Lock '" + this.resource + "' asks for " + this.permits
+                        + " permits in mode SHARED; a semaphore's permits have no mode, so use one or the other");
+            }
             return new LockRequest(this);
         }
     }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencelock.spi.AcquireCommand;
+import dev.fencelock.spi.LockKind;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -90,5 +91,26 @@ class AcquireAttemptTest {
     void resourceNamesAreCheckedAgainstTheConfiguredLength() {
         assertThatThrownBy(() -> AcquireAttempt.of(LockRequest.of("x".repeat(33)), this.settings, true))
                 .isInstanceOf(InvalidLockKeyException.class);
+    }
+
+    @Test
+    void theRequestsModeAndPermitsBecomeTheCommandsKind() {
+        assertThat(kindOf(LockRequest.builder("r").build())).isEqualTo(LockKind.EXCLUSIVE);
+        assertThat(kindOf(LockRequest.builder("r").mode(LockMode.SHARED).build()))
+                .isEqualTo(LockKind.SHARED);
+        assertThat(kindOf(LockRequest.builder("r").permits(3).build())).isEqualTo(LockKind.permits(3));
+        // One permit is an exclusive lock: the keys of both look the same to every client.
+        assertThat(kindOf(LockRequest.builder("r").permits(1).build())).isEqualTo(LockKind.EXCLUSIVE);
+        assertThatThrownBy(() -> LockRequest.builder("r").permits(0)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> LockRequest.builder("r")
+                        .mode(LockMode.SHARED)
+                        .permits(2)
+                        .build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("SHARED");
+    }
+
+    private LockKind kindOf(LockRequest request) {
+        return AcquireAttempt.of(request, this.settings, true).command().kind();
     }
 }

@@ -1,8 +1,10 @@
 package dev.fencelock;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencelock.spi.AcquireCommand;
+import dev.fencelock.spi.LockKind;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -31,11 +33,14 @@ class AcquisitionsTest {
     void reentryAddsAHoldOnlyToAValidAcquisitionOfTheSameRequestId() {
         ScriptedLockBackend.ScriptedLock lock = lock("req-1");
         Acquisition acquisition = this.acquisitions.register(lock, "orders");
-        assertThat(this.acquisitions.reenter(RESOURCE, "req-2")).isNull();
-        assertThat(this.acquisitions.reenter(RESOURCE, "req-1")).isSameAs(acquisition);
+        assertThat(this.acquisitions.reenter(RESOURCE, "req-2", LockKind.EXCLUSIVE))
+                .isNull();
+        assertThat(this.acquisitions.reenter(RESOURCE, "req-1", LockKind.EXCLUSIVE))
+                .isSameAs(acquisition);
         assertThat(acquisition.holds()).isEqualTo(2);
         lock.markLost(new LockLostException("gone"));
-        assertThat(this.acquisitions.reenter(RESOURCE, "req-1")).isNull();
+        assertThat(this.acquisitions.reenter(RESOURCE, "req-1", LockKind.EXCLUSIVE))
+                .isNull();
         assertThat(acquisition.holds()).isEqualTo(2);
         assertThat(this.acquisitions.held()).isEmpty();
         assertThat(this.acquisitions.heldCount()).isZero();
@@ -45,14 +50,15 @@ class AcquisitionsTest {
     void droppingTheLastHoldForgetsTheAcquisitionForGood() {
         ScriptedLockBackend.ScriptedLock lock = lock("req-1");
         Acquisition acquisition = this.acquisitions.register(lock, "orders");
-        this.acquisitions.reenter(RESOURCE, "req-1");
+        this.acquisitions.reenter(RESOURCE, "req-1", LockKind.EXCLUSIVE);
         assertThat(this.acquisitions.dropHold(acquisition)).isFalse();
         assertThat(this.acquisitions.heldCount()).isEqualTo(1);
         assertThat(this.acquisitions.dropHold(acquisition)).isTrue();
         assertThat(this.acquisitions.heldCount()).isZero();
         // An emptied acquisition cannot be revived: the same lock registered again starts afresh.
         assertThat(acquisition.addHold()).isFalse();
-        assertThat(this.acquisitions.reenter(RESOURCE, "req-1")).isNull();
+        assertThat(this.acquisitions.reenter(RESOURCE, "req-1", LockKind.EXCLUSIVE))
+                .isNull();
         Acquisition fresh = this.acquisitions.register(lock, "orders");
         assertThat(fresh).isNotSameAs(acquisition);
         assertThat(fresh.holds()).isEqualTo(1);
@@ -66,12 +72,43 @@ class AcquisitionsTest {
         assertThat(this.acquisitions.heldCount()).isEqualTo(1);
         // The old acquisition's last release must not forget its replacement.
         assertThat(this.acquisitions.dropHold(old)).isTrue();
-        assertThat(this.acquisitions.reenter(RESOURCE, "req-1")).isSameAs(replacement);
+        assertThat(this.acquisitions.reenter(RESOURCE, "req-1", LockKind.EXCLUSIVE))
+                .isSameAs(replacement);
+    }
+
+    @Test
+    void aWriterReentersAsAReaderButAReaderCannotUpgradeToAWriter() {
+        Acquisition writer = this.acquisitions.register(lock("writer", LockKind.EXCLUSIVE), "orders");
+        assertThat(this.acquisitions.reenter(RESOURCE, "writer", LockKind.SHARED))
+                .isSameAs(writer);
+        assertThat(writer.holds()).isEqualTo(2);
+
+        Acquisition reader = this.acquisitions.register(lock("reader", LockKind.SHARED), "orders");
+        assertThatThrownBy(() -> this.acquisitions.reenter(RESOURCE, "reader", LockKind.EXCLUSIVE))
+                .isInstanceOf(LockException.class)
+                .hasMessageContaining("cannot upgrade");
+        assertThat(reader.holds()).isEqualTo(1);
+    }
+
+    @Test
+    void aPermitReentersOnlyWithTheSameNumberOfPermits() {
+        Acquisition permit = this.acquisitions.register(lock("permit", LockKind.permits(3)), "reports");
+        assertThat(this.acquisitions.reenter(RESOURCE, "permit", LockKind.permits(3)))
+                .isSameAs(permit);
+        assertThatThrownBy(() -> this.acquisitions.reenter(RESOURCE, "permit", LockKind.permits(4)))
+                .isInstanceOf(LockException.class)
+                .hasMessageContaining("a semaphore of 3 permits");
+        assertThatThrownBy(() -> this.acquisitions.reenter(RESOURCE, "permit", LockKind.EXCLUSIVE))
+                .isInstanceOf(LockException.class);
     }
 
     private static ScriptedLockBackend.ScriptedLock lock(String requestId) {
+        return lock(requestId, LockKind.EXCLUSIVE);
+    }
+
+    private static ScriptedLockBackend.ScriptedLock lock(String requestId, LockKind kind) {
         AcquireCommand command = new AcquireCommand(
-                RESOURCE, requestId, 30, true, System.nanoTime() + TimeUnit.SECONDS.toNanos(10), false);
+                RESOURCE, requestId, 30, true, System.nanoTime() + TimeUnit.SECONDS.toNanos(10), false, kind);
         return new ScriptedLockBackend.ScriptedLock(command, 42);
     }
 }

@@ -107,7 +107,7 @@ final class ScriptedLockBackend implements LockBackend {
         volatile long validUntilNanos = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
 
         ScriptedLock(AcquireCommand command, long token) {
-            super(command.resource(), command.requestId(), 7L, token);
+            super(command.resource(), command.requestId(), 7L, token, command.kind());
         }
 
         @Override

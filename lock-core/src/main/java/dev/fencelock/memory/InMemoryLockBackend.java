@@ -4,6 +4,7 @@ import dev.fencelock.LockAcquisitionTimeoutException;
 import dev.fencelock.LockBackendUnavailableException;
 import dev.fencelock.LockException;
 import dev.fencelock.LockLostException;
+import dev.fencelock.LockPermitsMismatchException;
 import dev.fencelock.ResourceName;
 import dev.fencelock.spi.AcquireCommand;
 import dev.fencelock.spi.BackendHealth;
@@ -86,15 +87,16 @@ public final class InMemoryLockBackend implements LockBackend, LockAdministratio
     public CompletableFuture<BackendLock> acquire(AcquireCommand command) {
         Session session = session(command.ttlSeconds());
         String resource = command.resource().value();
-        InMemoryLockStore.Key key = this.store.putIfAbsent(resource, command.requestId(), session.leaseId);
+        InMemoryLockStore.Key key =
+                this.store.putIfAbsent(resource, command.requestId(), session.leaseId, command.kind());
         if (key == null) {
             this.sessions.remove(command.ttlSeconds(), session);
             session = session(command.ttlSeconds());
-            key = this.store.putIfAbsent(resource, command.requestId(), session.leaseId);
+            key = this.store.putIfAbsent(resource, command.requestId(), session.leaseId, command.kind());
         }
-        if (key == null || key.leaseId != session.leaseId) {
+        if (key == null || key.leaseId != session.leaseId || !key.kind.equals(command.kind())) {
             return CompletableFuture.failedFuture(new LockException("Request id '" + command.requestId() + "' of lock '"
-                    + resource + "' is in use by another session; use a new request id"));
+                    + resource + "' is in use by another session or as another kind of lock; use a new request id"));
         }
         MemoryLock existing = this.held.get(key);
         if (existing != null && !existing.isReleased()) {
@@ -102,7 +104,7 @@ public final class InMemoryLockBackend implements LockBackend, LockAdministratio
         }
         InMemoryLockStore.Key mine = key;
         Session owner = session;
-        CompletableFuture<Void> first = this.store.awaitFirst(mine);
+        CompletableFuture<Void> first = this.store.awaitHolding(mine);
         if (!first.isDone() && !command.waitForRelease()) {
             this.store.delete(mine);
             return CompletableFuture.failedFuture(
@@ -110,6 +112,10 @@ public final class InMemoryLockBackend implements LockBackend, LockAdministratio
         }
         CompletableFuture<BackendLock> result = new CompletableFuture<>();
         first.whenComplete((ignored, failure) -> {
+            if (failure instanceof LockPermitsMismatchException mismatch) {
+                result.completeExceptionally(mismatch);
+                return;
+            }
             if (failure != null) {
                 result.completeExceptionally(new LockBackendUnavailableException(
                         "Session of lock '" + resource + "' expired while waiting", failure));
@@ -189,7 +195,7 @@ public final class InMemoryLockBackend implements LockBackend, LockAdministratio
     public CompletableFuture<List<QueueEntry>> queue(ResourceName resource) {
         List<QueueEntry> entries = new ArrayList<>();
         for (InMemoryLockStore.Key key : this.store.entriesOf(resource.value())) {
-            entries.add(new QueueEntry(key.requestId, key.leaseId, key.createRevision, "in-memory"));
+            entries.add(new QueueEntry(key.requestId, key.leaseId, key.createRevision, "in-memory", key.kind));
         }
         return CompletableFuture.completedFuture(entries);
     }
@@ -199,8 +205,8 @@ public final class InMemoryLockBackend implements LockBackend, LockAdministratio
         for (InMemoryLockStore.Key key : this.store.entriesOf(resource.value())) {
             // The store tells the holder's backend through its deletion callback.
             if (this.store.forceDelete(key)) {
-                return CompletableFuture.completedFuture(
-                        Optional.of(new QueueEntry(key.requestId, key.leaseId, key.createRevision, "in-memory")));
+                return CompletableFuture.completedFuture(Optional.of(
+                        new QueueEntry(key.requestId, key.leaseId, key.createRevision, "in-memory", key.kind)));
             }
             break;
         }
@@ -287,7 +293,7 @@ public final class InMemoryLockBackend implements LockBackend, LockAdministratio
         final Session session;
 
         MemoryLock(InMemoryLockStore.Key key, Session session, ResourceName resource) {
-            super(resource, key.requestId, key.leaseId, key.createRevision);
+            super(resource, key.requestId, key.leaseId, key.createRevision, key.kind);
             this.key = key;
             this.session = session;
         }

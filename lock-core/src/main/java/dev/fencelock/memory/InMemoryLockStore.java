@@ -1,10 +1,14 @@
 package dev.fencelock.memory;
 
+import dev.fencelock.LockPermitsMismatchException;
+import dev.fencelock.spi.LockKind;
+import dev.fencelock.spi.QueueWalk;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
@@ -54,17 +58,21 @@ public final class InMemoryLockStore implements AutoCloseable {
 
         final long createRevision;
 
+        final LockKind kind;
+
+        /** Completes once the key holds; set while it waits. */
         @Nullable
-        CompletableFuture<Void> firstInLine;
+        CompletableFuture<Void> waiting;
 
         @Nullable
         Consumer<String> onDeleted;
 
-        Key(String resource, String requestId, long leaseId, long createRevision) {
+        Key(String resource, String requestId, long leaseId, long createRevision, LockKind kind) {
             this.resource = resource;
             this.requestId = requestId;
             this.leaseId = leaseId;
             this.createRevision = createRevision;
+            this.kind = kind;
         }
     }
 
@@ -123,7 +131,7 @@ public final class InMemoryLockStore implements AutoCloseable {
      * The one-step acquire: creates the key of {@code requestId} on {@code leaseId} unless it
      * exists, and returns it (new or existing), or {@code null} if the lease is gone.
      */
-    synchronized @Nullable Key putIfAbsent(String resource, String requestId, long leaseId) {
+    synchronized @Nullable Key putIfAbsent(String resource, String requestId, long leaseId, LockKind kind) {
         Key existing = this.keys.get(id(resource, requestId));
         if (existing != null) {
             return existing;
@@ -132,7 +140,7 @@ public final class InMemoryLockStore implements AutoCloseable {
         if (lease == null) {
             return null;
         }
-        Key key = new Key(resource, requestId, leaseId, ++this.revision);
+        Key key = new Key(resource, requestId, leaseId, ++this.revision, kind);
         this.keys.put(id(resource, requestId), key);
         this.resources.computeIfAbsent(resource, r -> new TreeMap<>()).put(key.createRevision, key);
         lease.keys.add(key);
@@ -140,16 +148,25 @@ public final class InMemoryLockStore implements AutoCloseable {
     }
 
     /**
-     * Completes when {@code key} is the oldest key of its resource (at once if it is); fails to
-     * complete only if the key is deleted first.
+     * Completes when {@code key} holds its resource by the {@link QueueWalk} rule (at once if it
+     * does); fails if the key is deleted first, or with {@link LockPermitsMismatchException} if a
+     * key of another number of permits is ahead of it.
      */
-    synchronized CompletableFuture<Void> awaitFirst(Key key) {
+    synchronized CompletableFuture<Void> awaitHolding(Key key) {
         CompletableFuture<Void> future = new CompletableFuture<>();
         TreeMap<Long, Key> queue = this.resources.get(key.resource);
-        if (queue != null && !queue.isEmpty() && queue.firstKey() == key.createRevision) {
-            future.complete(null);
-        } else {
-            key.firstInLine = future;
+        QueueWalk walk = new QueueWalk();
+        if (queue != null) {
+            for (Key ahead : queue.headMap(key.createRevision).values()) {
+                walk.next(ahead.kind);
+            }
+        }
+        switch (walk.standingOf(key.kind)) {
+            case HOLDS -> future.complete(null);
+            case WAITS -> key.waiting = future;
+            case CONFLICTS ->
+                future.completeExceptionally(new LockPermitsMismatchException(QueueWalk.conflictMessage(
+                        key.resource, key.kind, Objects.requireNonNull(walk.conflictingAhead(key.kind)))));
         }
         return future;
     }
@@ -219,17 +236,19 @@ public final class InMemoryLockStore implements AutoCloseable {
             lease.keys.remove(key);
         }
         TreeMap<Long, Key> queue = this.resources.get(key.resource);
-        boolean wasFirst = queue.firstKey() == key.createRevision;
         queue.remove(key.createRevision);
         if (queue.isEmpty()) {
             this.resources.remove(key.resource);
-        } else if (wasFirst) {
-            // Wake exactly the next in line, as a predecessor watch does on etcd.
-            Key next = queue.firstEntry().getValue();
-            CompletableFuture<Void> waiter = next.firstInLine;
-            if (waiter != null) {
-                next.firstInLine = null;
-                effects.add(() -> waiter.complete(null));
+        } else {
+            // Wake exactly the waiters this deletion lets hold, as etcd's queue mirror does.
+            QueueWalk walk = new QueueWalk();
+            for (Key next : queue.values()) {
+                QueueWalk.Standing standing = walk.next(next.kind);
+                CompletableFuture<Void> waiter = next.waiting;
+                if (standing == QueueWalk.Standing.HOLDS && waiter != null) {
+                    next.waiting = null;
+                    effects.add(() -> waiter.complete(null));
+                }
             }
         }
         Consumer<String> callback = key.onDeleted;
@@ -237,9 +256,9 @@ public final class InMemoryLockStore implements AutoCloseable {
             key.onDeleted = null;
             effects.add(() -> callback.accept(reason));
         }
-        CompletableFuture<Void> waiting = key.firstInLine;
+        CompletableFuture<Void> waiting = key.waiting;
         if (waiting != null) {
-            key.firstInLine = null;
+            key.waiting = null;
             effects.add(() -> waiting.completeExceptionally(new IllegalStateException("key deleted: " + reason)));
         }
         return true;

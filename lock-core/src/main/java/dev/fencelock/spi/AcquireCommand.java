@@ -13,6 +13,7 @@ import dev.fencelock.ResourceName;
  * @param generatedRequestId whether the client generated the request id (no caller can retry with
  *     it, so nothing need be kept for a retry); never inferred from the id's shape, because callers'
  *     idempotency keys are often UUIDs too
+ * @param kind exclusive, shared, or one of a semaphore's permits
  */
 public record AcquireCommand(
         ResourceName resource,
@@ -20,7 +21,19 @@ public record AcquireCommand(
         long ttlSeconds,
         boolean waitForRelease,
         long deadlineNanos,
-        boolean generatedRequestId) {
+        boolean generatedRequestId,
+        LockKind kind) {
+
+    /** An exclusive acquisition. */
+    public AcquireCommand(
+            ResourceName resource,
+            String requestId,
+            long ttlSeconds,
+            boolean waitForRelease,
+            long deadlineNanos,
+            boolean generatedRequestId) {
+        this(resource, requestId, ttlSeconds, waitForRelease, deadlineNanos, generatedRequestId, LockKind.EXCLUSIVE);
+    }
 
     /** Nanoseconds left until the deadline, never negative. */
     public long remainingNanos() {

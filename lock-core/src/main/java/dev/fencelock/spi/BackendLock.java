@@ -25,17 +25,25 @@ public abstract class BackendLock {
 
     private final long fencingToken;
 
+    private final LockKind kind;
+
     private final List<Consumer<LockLostException>> lostListeners = new CopyOnWriteArrayList<>();
 
     private volatile @Nullable LockLostException lostCause;
 
     private volatile boolean released;
 
+    /** An exclusive lock. */
     protected BackendLock(ResourceName resource, String requestId, long leaseId, long fencingToken) {
+        this(resource, requestId, leaseId, fencingToken, LockKind.EXCLUSIVE);
+    }
+
+    protected BackendLock(ResourceName resource, String requestId, long leaseId, long fencingToken, LockKind kind) {
         this.resource = resource;
         this.requestId = requestId;
         this.leaseId = leaseId;
         this.fencingToken = fencingToken;
+        this.kind = kind;
     }
 
     public final ResourceName resource() {
@@ -52,6 +60,11 @@ public abstract class BackendLock {
 
     public final long fencingToken() {
         return this.fencingToken;
+    }
+
+    /** Exclusive, shared, or one permit of a semaphore. */
+    public final LockKind kind() {
+        return this.kind;
     }
 
     /**

@@ -30,8 +30,9 @@ public interface LockAdministration {
     CompletableFuture<List<QueueEntry>> queue(ResourceName resource);
 
     /**
-     * Deletes the current holder's key of {@code resource}, whoever holds it, so the next waiter
-     * gets the lock with a larger token. The old holder learns of it when its key's deletion reaches
+     * Deletes the oldest holder's key of {@code resource}, whoever holds it, so the next waiter
+     * gets the lock with a larger token. A shared lock or a semaphore may have several holders:
+     * only the oldest goes. The old holder learns of it when its key's deletion reaches
      * it, and a fencing-aware store refuses its writes once the new holder wrote.
      *
      * @return the entry that was removed, if there was a holder

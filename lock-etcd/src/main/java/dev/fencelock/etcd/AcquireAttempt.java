@@ -4,14 +4,16 @@ import dev.fencelock.LockAcquisitionTimeoutException;
 import dev.fencelock.LockBackendUnavailableException;
 import dev.fencelock.LockException;
 import dev.fencelock.LockLostException;
+import dev.fencelock.LockPermitsMismatchException;
 import dev.fencelock.spi.AcquireCommand;
 import dev.fencelock.spi.BackendLock;
+import dev.fencelock.spi.LockKind;
+import dev.fencelock.spi.QueueWalk;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
-import io.etcd.jetcd.options.GetOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -304,13 +306,10 @@ final class AcquireAttempt implements QueueWaiter {
         }
         this.myRevision = revision;
         List<KeyValue> owner = outcome.owner();
-        if (owner == null) {
-            // Not read: the queue mirror decides, as for any waiter.
-            joinWatch();
-            scheduleRecheck();
-        } else if (owner.isEmpty() || owner.get(0).getCreateRevision() == revision) {
-            grant(session);
-        } else if (!this.command.waitForRelease()) {
+        if (owner != null && QueueReads.decide(this, this.command.kind(), owner, session)) {
+            return; // granted or refused; unread (owner null), the queue mirror decides as for any waiter
+        }
+        if (!this.command.waitForRelease()) {
             failAfterCleanup(new LockAcquisitionTimeoutException(
                     "Lock '" + this.command.resource() + "' is held by someone else"));
         } else {
@@ -320,7 +319,7 @@ final class AcquireAttempt implements QueueWaiter {
         }
     }
 
-    /** Reads the predecessor (the newest key older than mine), confirming my key still exists. */
+    /** Reads what is left ahead of my key (exclusive: its predecessor), confirming my key still exists. */
     private void checkPredecessor() {
         if (this.result.isDone()) {
             return;
@@ -332,15 +331,8 @@ final class AcquireAttempt implements QueueWaiter {
                 .txn()
                 .If(new Cmp(this.ops.keyBytes, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
                 .Then(Op.get(
-                        EtcdCalls.bytes(this.prefix),
-                        GetOption.builder()
-                                .isPrefix(true)
-                                .withMaxCreateRevision(revision - 1)
-                                .withSortField(GetOption.SortTarget.CREATE)
-                                .withSortOrder(GetOption.SortOrder.DESCEND)
-                                .withKeysOnly(true)
-                                .withLimit(1)
-                                .build()))
+                        QueueReads.ownerReadKey(this.prefix, this.command.kind()),
+                        QueueReads.aheadOf(this.prefix, this.command.kind(), revision)))
                 .commit();
         this.calls
                 .timed(txn, "waiting for lock '" + this.command.resource() + "'")
@@ -355,13 +347,9 @@ final class AcquireAttempt implements QueueWaiter {
                                 + "' disappeared while waiting (session lease expired or force-released)"));
                         return;
                     }
-                    List<KeyValue> predecessor =
-                            response.getGetResponses().get(0).getKvs();
-                    if (predecessor.isEmpty()) {
-                        SessionLease current = this.session;
-                        if (current != null) {
-                            grant(current);
-                        }
+                    SessionLease current = this.session;
+                    List<KeyValue> ahead = response.getGetResponses().get(0).getKvs();
+                    if (current != null && QueueReads.decide(this, this.command.kind(), ahead, current)) {
                         return;
                     }
                     ResourceWatch shared = this.watch;
@@ -401,6 +389,12 @@ final class AcquireAttempt implements QueueWaiter {
     }
 
     @Override
+    public void conflicts(LockKind ahead) {
+        failAfterCleanup(new LockPermitsMismatchException(
+                QueueWalk.conflictMessage(this.command.resource().value(), this.command.kind(), ahead)));
+    }
+
+    @Override
     public void queueEntryGone() {
         if (this.decided.compareAndSet(false, true)) {
             fail(new LockBackendUnavailableException("The queue entry of lock '" + this.command.resource()
@@ -423,7 +417,13 @@ final class AcquireAttempt implements QueueWaiter {
         boolean[] created = {false};
         EtcdLock lock = this.with.held().computeIfAbsent(this.key, k -> {
             created[0] = true;
-            return new EtcdLock(this.command.resource(), this.command.requestId(), k, session, this.myRevision);
+            return new EtcdLock(
+                    this.command.resource(),
+                    this.command.requestId(),
+                    k,
+                    session,
+                    this.myRevision,
+                    this.command.kind());
         });
         session.locks.add(lock);
         if (session.isExpired()) {

@@ -5,14 +5,13 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
-import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
 import java.time.Instant;
 
 /**
  * The keys of one acquisition and the Txn pieces its put is made of, alone or in a shared Txn:
- * create my key on the session lease unless it or its abandoned marker exists, and read the
- * resource's oldest key.
+ * create my key on the session lease unless it or its abandoned marker exists, and read what
+ * decides whether it holds (for an exclusive lock, the resource's oldest key).
  */
 final class AcquisitionOps {
 
@@ -30,10 +29,11 @@ final class AcquisitionOps {
 
     AcquisitionOps(LockKeys keys, AcquireCommand command, String instanceId) {
         this.command = command;
-        this.key = keys.key(command.resource(), command.requestId());
+        this.key = keys.key(command.resource(), command.requestId(), command.kind());
         this.keyBytes = EtcdCalls.bytes(this.key);
         this.prefix = keys.resourcePrefix(command.resource());
-        this.markerBytes = EtcdCalls.bytes(keys.abandonedMarker(command.resource(), command.requestId()));
+        this.markerBytes =
+                EtcdCalls.bytes(keys.abandonedMarker(command.resource(), command.requestId(), command.kind()));
         this.instanceId = instanceId;
     }
 
@@ -53,16 +53,11 @@ final class AcquisitionOps {
                 PutOption.builder().withLeaseId(session.leaseId).build());
     }
 
+    /** The read that tells whether my key holds ({@link QueueReads}); for an exclusive lock, the oldest key. */
     Op ownerRead() {
         return Op.get(
-                EtcdCalls.bytes(this.prefix),
-                GetOption.builder()
-                        .isPrefix(true)
-                        .withSortField(GetOption.SortTarget.CREATE)
-                        .withSortOrder(GetOption.SortOrder.ASCEND)
-                        .withKeysOnly(true)
-                        .withLimit(1)
-                        .build());
+                QueueReads.ownerReadKey(this.prefix, this.command.kind()),
+                QueueReads.ownerRead(this.prefix, this.command.kind()));
     }
 
     private String holderRecord() {

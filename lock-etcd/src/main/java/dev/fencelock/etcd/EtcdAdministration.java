@@ -221,6 +221,22 @@ final class EtcdAdministration {
     }
 
     CompletableFuture<List<QueueEntry>> queue(ResourceName resource) {
+        return keysOf(resource)
+                .thenApply(kvs -> kvs.stream().map(EtcdAdministration::entry).toList());
+    }
+
+    private static QueueEntry entry(KeyValue kv) {
+        String key = kv.getKey().toString(StandardCharsets.UTF_8);
+        return new QueueEntry(
+                LockKeys.requestIdOf(key),
+                kv.getLease(),
+                kv.getCreateRevision(),
+                kv.getValue().toString(StandardCharsets.UTF_8),
+                LockKeys.kindOf(key));
+    }
+
+    /** The keys of {@code resource}'s queue with their holder records, oldest first. */
+    private CompletableFuture<List<KeyValue>> keysOf(ResourceName resource) {
         return this.calls
                 .timed(
                         () -> this.calls
@@ -234,27 +250,17 @@ final class EtcdAdministration {
                                                 .withSortOrder(GetOption.SortOrder.ASCEND)
                                                 .build()),
                         "reading the queue of '" + resource + "'")
-                .thenApply(response -> {
-                    List<QueueEntry> entries = new ArrayList<>();
-                    for (KeyValue kv : response.getKvs()) {
-                        String key = kv.getKey().toString(StandardCharsets.UTF_8);
-                        entries.add(new QueueEntry(
-                                this.keys.requestIdOf(key),
-                                kv.getLease(),
-                                kv.getCreateRevision(),
-                                kv.getValue().toString(StandardCharsets.UTF_8)));
-                    }
-                    return entries;
-                });
+                .thenApply(response -> response.getKvs());
     }
 
+    /** Deletes the oldest key, which always holds (with shared locks and semaphores, one of several holders). */
     CompletableFuture<Optional<QueueEntry>> forceRelease(ResourceName resource) {
-        return queue(resource).thenCompose(entries -> {
-            if (entries.isEmpty()) {
+        return keysOf(resource).thenCompose(kvs -> {
+            if (kvs.isEmpty()) {
                 return CompletableFuture.completedFuture(Optional.<QueueEntry>empty());
             }
-            QueueEntry holder = entries.get(0);
-            String key = this.keys.key(resource, holder.requestId());
+            QueueEntry holder = entry(kvs.get(0));
+            String key = kvs.get(0).getKey().toString(StandardCharsets.UTF_8);
             return this.deletes
                     .deleteGuarded(new DeleteRequest(key, holder.fencingToken(), null))
                     .thenApply(deleted -> {

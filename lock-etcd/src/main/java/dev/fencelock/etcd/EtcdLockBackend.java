@@ -15,6 +15,8 @@ import io.etcd.jetcd.Client;
 import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.GetOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -224,6 +226,11 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
                                 EtcdCalls.bytes(etcdLock.key),
                                 Cmp.Op.EQUAL,
                                 CmpTarget.createRevision(lock.fencingToken())))
+                        // A Txn of compares alone counts as serializable in etcd and may be answered by a
+                        // lagging member; a (linearizable) range in it makes the confirmation linearizable.
+                        .Then(Op.get(
+                                EtcdCalls.bytes(etcdLock.key),
+                                GetOption.builder().withCountOnly(true).build()))
                         .commit(),
                 "confirming lock '" + lock.resource() + "'");
         CompletableFuture<Long> keepAlive = this.calls

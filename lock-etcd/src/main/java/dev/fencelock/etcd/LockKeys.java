@@ -1,6 +1,8 @@
 package dev.fencelock.etcd;
 
+import dev.fencelock.LockMode;
 import dev.fencelock.ResourceName;
+import dev.fencelock.spi.LockKind;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 
@@ -11,6 +13,15 @@ import java.nio.charset.StandardCharsets;
  * byte, {@code /} and {@code %} included. So an encoded resource never contains {@code /}, and
  * the prefix of one resource ({@code .../a/}) can never be a prefix of another's ({@code
  * .../a%2Fb/}): a range read or watch over one resource sees no key of another.
+ *
+ * <p>The last part of a key says what the key asks for, so every client reads the queue's kinds
+ * from the keys alone (a keys-only range read sorted by create revision shows the queue with its
+ * modes): an exclusive key is the bare encoded request id, as it always was; a shared key is
+ * {@code !shared:<id>}; a key of a semaphore of {@code n} permits is {@code #permits-<n>:<id>}.
+ * {@code !}, {@code #} and {@code :} never occur in an encoded id, so the forms cannot be confused,
+ * and shared keys sort before every other key of the resource ({@code !} is below {@code "} and
+ * every other first character): one range read of the resource's non-shared keys, from {@code
+ * <prefix>"} to the prefix's end, finds the writers and permits a reader waits for.
  */
 final class LockKeys {
 
@@ -48,22 +59,70 @@ final class LockKeys {
         return locksPrefix() + encode(resource.value()) + '/';
     }
 
-    String key(ResourceName resource, String requestId) {
-        return resourcePrefix(resource) + encode(requestId);
+    String key(ResourceName resource, String requestId, LockKind kind) {
+        return resourcePrefix(resource) + lastPart(requestId, kind);
     }
 
     /**
-     * Marks an abandoned request id of {@code resource}. While it exists, a put of that request's
-     * key that arrives late (its response was lost, the request was delayed) is refused. It lies
-     * outside the resource's prefix, so waiters never see it.
+     * The first key of the range that holds every non-shared key (writers, permits) of the resource
+     * with prefix {@code resourcePrefix}; the range ends where the prefix does ({@link #prefixEnd}).
      */
-    String abandonedMarker(ResourceName resource, String requestId) {
-        return this.namespace + "/abandoned/" + encode(resource.value()) + '/' + encode(requestId);
+    static String nonSharedStart(String resourcePrefix) {
+        return resourcePrefix + '"';
     }
 
-    /** The request id part of a key of {@code resource}. */
-    String requestIdOf(String key) {
-        return decode(key.substring(key.lastIndexOf('/') + 1));
+    /** The first key after every key that starts with {@code resourcePrefix}, which ends with {@code /}. */
+    static String prefixEnd(String resourcePrefix) {
+        return resourcePrefix.substring(0, resourcePrefix.length() - 1) + (char) ('/' + 1);
+    }
+
+    /**
+     * Marks an abandoned request of {@code resource}. While it exists, a put of that request's key
+     * that arrives late (its response was lost, the request was delayed) is refused. It lies outside
+     * the resource's prefix, so waiters never see it.
+     */
+    String abandonedMarker(ResourceName resource, String requestId, LockKind kind) {
+        return this.namespace + "/abandoned/" + encode(resource.value()) + '/' + lastPart(requestId, kind);
+    }
+
+    private static String lastPart(String requestId, LockKind kind) {
+        if (kind.isSemaphore()) {
+            return "#permits-" + kind.permits() + ':' + encode(requestId);
+        }
+        return (kind.mode() == LockMode.SHARED) ? "!shared:" + encode(requestId) : encode(requestId);
+    }
+
+    /** The request id part of a lock key. */
+    static String requestIdOf(String key) {
+        String last = key.substring(key.lastIndexOf('/') + 1);
+        return decode(isMarked(last) ? last.substring(last.indexOf(':') + 1) : last);
+    }
+
+    /**
+     * What a lock key asks for, read from its last part. A marked part this version cannot read
+     * counts as exclusive: every other key then waits for it, which is never unsafe.
+     */
+    static LockKind kindOf(String key) {
+        String last = key.substring(key.lastIndexOf('/') + 1);
+        if (last.startsWith("!shared:")) {
+            return LockKind.SHARED;
+        }
+        int colon = last.indexOf(':');
+        if (last.startsWith("#permits-") && colon > 0) {
+            try {
+                int permits = Integer.parseInt(last.substring("#permits-".length(), colon));
+                if (permits > 1) {
+                    return LockKind.permits(permits);
+                }
+            } catch (NumberFormatException ex) {
+                // not a key this version wrote
+            }
+        }
+        return LockKind.EXCLUSIVE;
+    }
+
+    private static boolean isMarked(String last) {
+        return !last.isEmpty() && (last.charAt(0) == '!' || last.charAt(0) == '#') && last.indexOf(':') > 0;
     }
 
     static String encode(String value) {

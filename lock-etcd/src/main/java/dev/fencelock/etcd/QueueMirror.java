@@ -1,5 +1,7 @@
 package dev.fencelock.etcd;
 
+import dev.fencelock.spi.LockKind;
+import dev.fencelock.spi.QueueWalk;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.watch.WatchEvent;
 import java.nio.charset.StandardCharsets;
@@ -8,6 +10,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.Objects;
 import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 
@@ -19,9 +22,10 @@ import org.jspecify.annotations.Nullable;
  * <p>One linearizable read of the resource's keys at revision {@code S} seeds the mirror; events
  * up to {@code S} are already in it and are skipped, later ones are applied in order. From then on
  * the mirror is the exact queue as of the newest event seen. A waiter whose key has revision
- * {@code c} owns the lock once the mirror has reached {@code c} and no key older than {@code c} is
- * left: keys are only ever created with newer revisions, so an older key can never come back. That
- * is the same decision the predecessor read makes, without the read.
+ * {@code c} holds the lock once the mirror has reached {@code c} and nothing that keeps it out is
+ * left ahead of it by the {@link QueueWalk} rule (for an exclusive lock: no older key at all):
+ * keys are only ever created with newer revisions, so what is ahead of a key only shrinks. That is
+ * the same decision the re-check's read makes, without the read.
  */
 final class QueueMirror {
 
@@ -32,6 +36,9 @@ final class QueueMirror {
     private final NavigableMap<Long, String> queue = new TreeMap<>();
 
     private final Map<String, Long> createRevisions = new HashMap<>();
+
+    /** What each key of the queue asks for, by create revision, as its key says. */
+    private final Map<Long, LockKind> kinds = new HashMap<>();
 
     /** Events that arrived before the seeding read answered. */
     private @Nullable List<WatchEvent> early = new ArrayList<>();
@@ -63,16 +70,32 @@ final class QueueMirror {
     }
 
     /**
-     * The local waiter that owns the lock once the holder with revision {@code holder} is gone
-     * and its own key still exists: the next key, if the mirror shows no other older key.
+     * The first local waiter that holds the lock once the holder with revision {@code holder} is
+     * gone, if its own key still exists then: one that waits with the holder in the mirror and
+     * holds without it. Keys ahead of it only disappear after the mirror's revision, so if its key
+     * exists when the release commits, it holds then.
      */
     synchronized @Nullable Successor successorOf(long holder) {
-        if (this.closed || this.revision < 0 || this.queue.isEmpty() || this.queue.firstKey() != holder) {
+        if (this.closed || this.revision < 0 || !this.queue.containsKey(holder)) {
             return null;
         }
-        Map.Entry<Long, String> next = this.queue.higherEntry(holder);
-        QueueWaiter waiter = (next != null) ? this.waiters.get(next.getKey()) : null;
-        return (waiter != null) ? new Successor(next.getValue(), next.getKey(), waiter) : null;
+        QueueWalk with = new QueueWalk();
+        QueueWalk without = new QueueWalk();
+        for (Map.Entry<Long, String> entry : this.queue.entrySet()) {
+            LockKind kind = this.kinds.get(entry.getKey());
+            QueueWalk.Standing before = with.next(kind);
+            if (entry.getKey() == holder) {
+                continue;
+            }
+            if (without.next(kind) != QueueWalk.Standing.HOLDS) {
+                return null; // nobody behind a key that does not hold can hold
+            }
+            QueueWaiter waiter = this.waiters.get(entry.getKey());
+            if (before != QueueWalk.Standing.HOLDS && waiter != null) {
+                return new Successor(entry.getValue(), entry.getKey(), waiter);
+            }
+        }
+        return null;
     }
 
     /** Adds a waiter; false once the mirror is closed (the waiter then needs a new one). */
@@ -113,11 +136,35 @@ final class QueueMirror {
         if (!this.queue.containsKey(mine)) {
             return waiter::queueEntryGone;
         }
-        if (this.queue.firstKey() == mine) {
-            SessionLease session = waiter.session();
-            return (session != null) ? () -> waiter.grant(session) : null;
+        LockKind kind = this.kinds.get(mine);
+        QueueWalk walk = new QueueWalk();
+        if (kind.isExclusive()) {
+            // Only the oldest key matters to an exclusive key: it holds if that is itself.
+            long first = this.queue.firstKey();
+            if (first != mine) {
+                walk.next(this.kinds.get(first));
+            }
+        } else {
+            this.queue.headMap(mine, false).keySet().forEach(ahead -> walk.next(this.kinds.get(ahead)));
         }
-        return null;
+        return decision(waiter, kind, walk);
+    }
+
+    /** What {@code waiter}, with a key of {@code kind} behind the keys {@code walk} has seen, is told. */
+    private static @Nullable Runnable decision(QueueWaiter waiter, LockKind kind, QueueWalk walk) {
+        switch (walk.standingOf(kind)) {
+            case HOLDS -> {
+                SessionLease session = waiter.session();
+                return (session != null) ? () -> waiter.grant(session) : null;
+            }
+            case CONFLICTS -> {
+                LockKind ahead = Objects.requireNonNull(walk.conflictingAhead(kind));
+                return () -> waiter.conflicts(ahead);
+            }
+            default -> {
+                return null;
+            }
+        }
     }
 
     /**
@@ -178,6 +225,7 @@ final class QueueMirror {
             Long created = this.createRevisions.remove(key);
             if (created != null) {
                 this.queue.remove(created);
+                this.kinds.remove(created);
             }
         }
         this.revision = Math.max(this.revision, at);
@@ -186,14 +234,30 @@ final class QueueMirror {
     private void add(String key, long createRevision) {
         if (this.createRevisions.putIfAbsent(key, createRevision) == null) {
             this.queue.put(createRevision, key);
+            this.kinds.put(createRevision, LockKeys.kindOf(key));
         }
     }
 
+    /** One walk down the queue decides for every local waiter the mirror has seen. */
     private void decideAll(List<Runnable> decisions) {
+        QueueWalk walk = new QueueWalk();
+        for (long created : this.queue.keySet()) {
+            LockKind kind = this.kinds.get(created);
+            QueueWaiter waiter = this.waiters.get(created);
+            if (waiter != null) {
+                Runnable decision = decision(waiter, kind, walk);
+                if (decision != null) {
+                    decisions.add(decision);
+                }
+            }
+            if (walk.next(kind) == QueueWalk.Standing.WAITS) {
+                break; // behind a key that waits, every key waits or conflicts; the latter learn it at the front
+            }
+        }
         for (QueueWaiter waiter : this.waiters.values()) {
-            Runnable decision = decisionFor(waiter);
-            if (decision != null) {
-                decisions.add(decision);
+            long mine = waiter.revision();
+            if (this.revision >= mine && !this.queue.containsKey(mine)) {
+                decisions.add(waiter::queueEntryGone);
             }
         }
     }

@@ -1,5 +1,6 @@
 package dev.fencelock.etcd;
 
+import dev.fencelock.spi.LockKind;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -15,8 +16,11 @@ interface QueueWaiter {
     @Nullable
     SessionLease session();
 
-    /** No key older than mine is left: I own the lock (the first of several deciders wins). */
+    /** Nothing that keeps me out is left ahead of my key: I hold the lock (the first of several deciders wins). */
     void grant(SessionLease session);
+
+    /** A key of another number of permits is ahead of mine: the acquisition is refused. */
+    void conflicts(LockKind ahead);
 
     /** My key left the queue before I was granted. */
     void queueEntryGone();

@@ -6,6 +6,8 @@ import static org.quicktheories.generators.SourceDSL.strings;
 
 import dev.fencelock.InvalidLockKeyException;
 import dev.fencelock.ResourceName;
+import dev.fencelock.spi.LockKind;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class LockKeysTest {
@@ -36,7 +38,8 @@ class LockKeysTest {
                         return;
                     }
                     if (!one.equals(two)) {
-                        assertThat(this.keys.key(two, "r1")).doesNotStartWith(this.keys.resourcePrefix(one));
+                        assertThat(this.keys.key(two, "r1", LockKind.EXCLUSIVE))
+                                .doesNotStartWith(this.keys.resourcePrefix(one));
                     }
                 });
     }
@@ -48,5 +51,33 @@ class LockKeysTest {
                 assertThat(LockKeys.decode(LockKeys.encode(value))).isEqualTo(value);
             }
         });
+    }
+
+    @Test
+    void everyKeySaysItsKindAndRequestIdAndOnlySharedKeysSortBeforeTheNonSharedRange() {
+        ResourceName resource = ResourceName.of("catalog", 255);
+        String prefix = this.keys.resourcePrefix(resource);
+        List<LockKind> kinds = List.of(LockKind.EXCLUSIVE, LockKind.SHARED, LockKind.permits(2), LockKind.permits(40));
+        qt().forAll(strings().allPossible().ofLengthBetween(1, 30)).checkAssert(requestId -> {
+            if (requestId.codePoints().anyMatch(cp -> Character.getType(cp) == Character.SURROGATE)) {
+                return;
+            }
+            for (LockKind kind : kinds) {
+                String key = this.keys.key(resource, requestId, kind);
+                assertThat(key).startsWith(prefix);
+                assertThat(LockKeys.kindOf(key)).isEqualTo(kind);
+                assertThat(LockKeys.requestIdOf(key)).isEqualTo(requestId);
+                boolean inNonSharedRange = key.compareTo(LockKeys.nonSharedStart(prefix)) >= 0
+                        && key.compareTo(LockKeys.prefixEnd(prefix)) < 0;
+                assertThat(inNonSharedRange).as(key).isEqualTo(kind != LockKind.SHARED);
+            }
+        });
+        // Exclusive keys look as they did before read-write locks existed.
+        assertThat(this.keys.key(resource, "r-1", LockKind.EXCLUSIVE)).isEqualTo("/fencelock/locks/catalog/r-1");
+        assertThat(this.keys.key(resource, "r-1", LockKind.SHARED)).isEqualTo("/fencelock/locks/catalog/!shared:r-1");
+        assertThat(this.keys.key(resource, "r-1", LockKind.permits(3)))
+                .isEqualTo("/fencelock/locks/catalog/#permits-3:r-1");
+        assertThat(this.keys.abandonedMarker(resource, "r-1", LockKind.SHARED))
+                .isEqualTo("/fencelock/abandoned/catalog/!shared:r-1");
     }
 }

@@ -189,6 +189,79 @@ class QueueMirrorTest {
     }
 
     @Test
+    void readersWaitOnlyForTheWriterAheadOfThemAndAreAllGrantedWhenItGoes() {
+        RecordingWaiter first = new RecordingWaiter(10);
+        RecordingWaiter second = new RecordingWaiter(11);
+        RecordingWaiter writer = new RecordingWaiter(12);
+        QueueMirror mirror = new QueueMirror(first);
+        mirror.subscribe(second);
+        mirror.subscribe(writer);
+        confirm(mirror);
+        mirror.seed(
+                13,
+                List.of(
+                        kv("!shared:reading", 6, 6),
+                        kv("writing", 8, 8),
+                        kv("!shared:first", 10, 10),
+                        kv("!shared:second", 11, 11),
+                        kv("late-writer", 12, 12)),
+                this.decisions);
+        runDecisions();
+        assertThat(first.grants + second.grants + writer.grants).isZero();
+
+        assertThat(mirror.successorOf(6))
+                .as("the reader's release lets in the remote writer")
+                .isNull();
+        mirror.onResponse(false, List.of(delete("!shared:reading", 14)), this.decisions);
+        runDecisions();
+        assertThat(mirror.successorOf(8))
+                .isNotNull()
+                .satisfies(next -> assertThat(next.waiter()).isSameAs(first));
+
+        mirror.onResponse(false, List.of(delete("writing", 15)), this.decisions);
+        runDecisions();
+        assertThat(first.grants).isEqualTo(1);
+        assertThat(second.grants).isEqualTo(1);
+        assertThat(writer.grants).as("a writer behind readers waits for them").isZero();
+
+        mirror.onResponse(false, List.of(delete("!shared:first", 16), delete("!shared:second", 17)), this.decisions);
+        runDecisions();
+        assertThat(writer.grants).isEqualTo(1);
+    }
+
+    @Test
+    void aSemaphoreKeyIsGrantedWhenFewerThanItsPermitsAreAheadOfIt() {
+        RecordingWaiter mine = new RecordingWaiter(10);
+        QueueMirror mirror = new QueueMirror(mine);
+        confirm(mirror);
+        mirror.seed(
+                12,
+                List.of(kv("#permits-2:a", 6, 6), kv("#permits-2:b", 8, 8), kv("#permits-2:mine", 10, 10)),
+                this.decisions);
+        runDecisions();
+        assertThat(mine.grants).isZero();
+        assertThat(mirror.successorOf(8))
+                .as("releasing either holder frees a permit")
+                .isNotNull();
+
+        mirror.onResponse(false, List.of(delete("#permits-2:a", 13)), this.decisions);
+        runDecisions();
+        assertThat(mine.grants).isEqualTo(1);
+    }
+
+    @Test
+    void aKeyBehindAnotherNumberOfPermitsIsToldItConflicts() {
+        RecordingWaiter exclusive = new RecordingWaiter(10);
+        QueueMirror mirror = new QueueMirror(exclusive);
+        confirm(mirror);
+        mirror.seed(12, List.of(kv("#permits-3:a", 6, 6), kv("mine", 10, 10)), this.decisions);
+        runDecisions();
+
+        assertThat(exclusive.conflicts).isEqualTo(1);
+        assertThat(exclusive.grants).isZero();
+    }
+
+    @Test
     void theLastWaiterLeavingClosesTheMirror() {
         RecordingWaiter first = new RecordingWaiter(10);
         RecordingWaiter second = new RecordingWaiter(11);

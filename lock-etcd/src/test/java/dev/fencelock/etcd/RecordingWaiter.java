@@ -1,5 +1,6 @@
 package dev.fencelock.etcd;
 
+import dev.fencelock.spi.LockKind;
 import org.jspecify.annotations.Nullable;
 
 /** A queue waiter that counts what it was told, for deciders fed without etcd. */
@@ -14,6 +15,8 @@ final class RecordingWaiter implements QueueWaiter {
     int gone;
 
     int failed;
+
+    int conflicts;
 
     RecordingWaiter(long revision) {
         this(revision, new SessionLease(revision, 30, 30, System.nanoTime()));
@@ -37,6 +40,11 @@ final class RecordingWaiter implements QueueWaiter {
     @Override
     public void grant(SessionLease session) {
         this.grants++;
+    }
+
+    @Override
+    public void conflicts(LockKind ahead) {
+        this.conflicts++;
     }
 
     @Override

@@ -215,7 +215,7 @@ final class FencedConnection implements InvocationHandler {
             confirmRides();
         }
         if (fenced && effect.writes()) {
-            guardFences();
+            guardFences(effect.readsOnly());
         }
     }
 
@@ -229,13 +229,30 @@ final class FencedConnection implements InvocationHandler {
     /** Before a write that no statement carries (an updatable result set, a large object). */
     void beforeDirectWrite() throws SQLException {
         if (FencingContext.current().isPresent()) {
-            guardFences();
+            guardFences(false);
         }
     }
 
-    /** Runs the guard for every fence of this thread not yet established in this transaction. */
-    private void guardFences() throws SQLException {
-        List<Fence> fences = FencingContext.all();
+    /**
+     * Runs the guard for every fence of this thread not yet established in this transaction.
+     *
+     * <p>Only exclusive locks are presented. Readers of a shared lock, and holders of a semaphore's
+     * permits, hold together: presenting their tokens would make the one with the larger token
+     * refuse the others. Under nothing but such locks, SQL that only reads ({@code readsOnly}) runs
+     * unguarded and anything else is refused: no token of theirs could refuse a stale writer.
+     */
+    private void guardFences(boolean readsOnly) throws SQLException {
+        List<Fence> all = FencingContext.all();
+        List<Fence> fences = all.stream().filter(Fence::fencesWrites).toList();
+        if (fences.isEmpty()) {
+            if (readsOnly) {
+                return;
+            }
+            throw new LockException("Refused SQL that may write under the shared lock or semaphore permit of '"
+                    + all.get(all.size() - 1).resource() + "': its holders hold together, so no fencing token"
+                    + " of theirs can make the database refuse a stale writer. Take the lock EXCLUSIVE to write"
+                    + " (the default mode), or write outside the lock.");
+        }
         if (this.target.getAutoCommit()) {
             throw new LockException("Fenced write outside a transaction on lock '"
                     + fences.get(fences.size() - 1).resource()

@@ -75,23 +75,33 @@ enum TransactionBoundary {
             "UNLOCK");
 
     /**
+     * Statements that only read data. Under nothing but shared locks (or semaphore permits), whose
+     * tokens fence nothing, they run unguarded while everything else is refused. A writing CTE or a
+     * {@code SELECT} of a function that writes is not recognised as a write.
+     */
+    private static final Set<String> READS =
+            Set.of("SELECT", "WITH", "VALUES", "TABLE", "SHOW", "EXPLAIN", "DESCRIBE", "DESC", "HELP");
+
+    /**
      * What one execution of SQL text does, as far as the guard cares.
      *
      * @param last the boundary of its last statement (or the worst one, when the text could not be split)
      * @param endsBeforeLast whether a statement before the last one ends the transaction: the later
      *     statements would run in a transaction the guard never saw
      * @param writes whether any statement may write data (everything but transaction control)
+     * @param readsOnly whether every statement only reads or steers the transaction ({@link #READS})
      */
-    record Effect(TransactionBoundary last, boolean endsBeforeLast, boolean writes) {
+    record Effect(TransactionBoundary last, boolean endsBeforeLast, boolean writes, boolean readsOnly) {
 
-        static final Effect OPAQUE_CALL = new Effect(COMMIT, false, true);
+        static final Effect OPAQUE_CALL = new Effect(COMMIT, false, true, false);
 
         /** The effect of running several texts in order (a batch, or one text read in several ways). */
         Effect and(Effect next) {
             return new Effect(
                     next.last.ordinal() > this.last.ordinal() ? next.last : this.last,
                     this.endsBeforeLast || next.endsBeforeLast,
-                    this.writes || next.writes);
+                    this.writes || next.writes,
+                    this.readsOnly && next.readsOnly);
         }
     }
 
@@ -107,14 +117,15 @@ enum TransactionBoundary {
 
     /** The effect of a batch of texts run one after the other. */
     static Effect ofBatch(List<String> texts, List<SqlText.Syntax> syntaxes) {
-        Effect effect = new Effect(NONE, false, false);
+        Effect effect = new Effect(NONE, false, false, true);
         for (int i = 0; i < texts.size(); i++) {
             Effect one = of(texts.get(i), syntaxes);
             boolean notLast = i < texts.size() - 1;
             effect = new Effect(
                     notLast ? effect.last : one.last,
                     effect.endsBeforeLast || one.endsBeforeLast || (notLast && one.last.ends()),
-                    effect.writes || one.writes);
+                    effect.writes || one.writes,
+                    effect.readsOnly && one.readsOnly);
         }
         return effect;
     }
@@ -123,17 +134,19 @@ enum TransactionBoundary {
         List<String> heads = statements.heads();
         boolean endsBeforeLast = false;
         boolean writes = false;
+        boolean readsOnly = true;
         for (int i = 0; i < heads.size(); i++) {
             TransactionBoundary boundary = of(heads.get(i));
             endsBeforeLast |= (i < heads.size() - 1) && boundary.ends();
             writes |= !isControl(heads.get(i));
+            readsOnly &= isControl(heads.get(i)) || READS.contains(firstWord(heads.get(i)));
         }
         TransactionBoundary last = heads.isEmpty() ? NONE : of(heads.get(heads.size() - 1));
         if (!statements.complete()) {
             // Text that could not be split with certainty: guard it and trust no check past it.
-            return new Effect(COMMIT, endsBeforeLast, true);
+            return new Effect(COMMIT, endsBeforeLast, true, false);
         }
-        return new Effect(last, endsBeforeLast, writes);
+        return new Effect(last, endsBeforeLast, writes, readsOnly);
     }
 
     private static boolean isControl(String head) {

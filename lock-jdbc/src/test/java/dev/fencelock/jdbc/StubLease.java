@@ -15,6 +15,11 @@ final class StubLease {
     private volatile boolean valid = true;
 
     StubLease(String resource, long token) {
+        this(resource, token, true);
+    }
+
+    /** A lease that is exclusive, or one of several holders (a reader, a semaphore permit). */
+    StubLease(String resource, long token, boolean exclusive) {
         this.lease = (LockLease) Proxy.newProxyInstance(
                 getClass().getClassLoader(), new Class<?>[] {LockLease.class}, (proxy, method, args) -> {
                     switch (method.getName()) {
@@ -24,6 +29,8 @@ final class StubLease {
                             return resource;
                         case "fencingToken":
                             return token;
+                        case "isExclusive":
+                            return exclusive;
                         case "hashCode":
                             return System.identityHashCode(proxy);
                         case "equals":

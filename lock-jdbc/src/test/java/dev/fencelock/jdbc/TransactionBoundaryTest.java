@@ -138,4 +138,31 @@ class TransactionBoundaryTest {
     private static boolean endsBeforeLast(String sql, List<SqlText.Syntax> syntaxes) {
         return TransactionBoundary.of(sql, syntaxes).endsBeforeLast();
     }
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "SELECT qty FROM stock | true",
+                "select 1; select 2 | true",
+                "WITH x AS (SELECT 1) SELECT * FROM x | true",
+                "SHOW TABLES | true",
+                "EXPLAIN SELECT 1 | true",
+                "SELECT 1; COMMIT | true",
+                "UPDATE stock SET qty = 1 | false",
+                "INSERT INTO stock VALUES (1) | false",
+                "DELETE FROM stock | false",
+                "MERGE INTO stock USING x ON 1 = 1 WHEN MATCHED THEN DELETE | false",
+                "SELECT 1; UPDATE stock SET qty = 1 | false",
+                "CALL p() | false",
+                "SELECT 'unterminated | false",
+            })
+    void onlyStatementsThatReadCountAsReads(String sql, boolean readsOnly) {
+        for (List<SqlText.Syntax> syntaxes : List.of(POSTGRESQL, MARIADB, H2)) {
+            assertThat(TransactionBoundary.of(sql, syntaxes).readsOnly())
+                    .as("%s read as %s", sql, syntaxes)
+                    .isEqualTo(readsOnly);
+        }
+        assertThat(Effect.OPAQUE_CALL.readsOnly()).isFalse();
+    }
 }

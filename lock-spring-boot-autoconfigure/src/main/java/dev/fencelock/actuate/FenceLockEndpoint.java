@@ -4,13 +4,16 @@ import dev.fencelock.InvalidLockKeyException;
 import dev.fencelock.LockBackendUnavailableException;
 import dev.fencelock.LockClient;
 import dev.fencelock.LockException;
+import dev.fencelock.LockMode;
 import dev.fencelock.ResourceName;
 import dev.fencelock.audit.LockAuditLog;
 import dev.fencelock.audit.LockAuditLog.ForceReleaseOutcome;
 import dev.fencelock.spi.LockAdministration;
 import dev.fencelock.spi.QueueEntry;
+import dev.fencelock.spi.QueueWalk;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -81,20 +84,27 @@ public class FenceLockEndpoint {
         return new HeldLocksDescriptor(this.client.backend().describe(), locks);
     }
 
-    /** The holder and the waiters of {@code resource}, read from the store (not only this instance). */
+    /**
+     * The holders and the waiters of {@code resource}, read from the store (not only this instance),
+     * each with its mode and permits. An exclusive lock has one holder; readers of a shared lock and
+     * a semaphore's permits may have several.
+     */
     @ReadOperation
     public QueueDescriptor queue(@Selector String resource) {
-        List<QueueEntryDescriptor> entries = await(administration().queue(resourceName(resource)), resource).stream()
-                .map(QueueEntryDescriptor::new)
-                .toList();
-        return entries.isEmpty()
-                ? new QueueDescriptor(resource, null, List.of())
-                : new QueueDescriptor(resource, entries.get(0), entries.subList(1, entries.size()));
+        List<QueueEntry> entries = await(administration().queue(resourceName(resource)), resource);
+        List<QueueEntryDescriptor> holders = new ArrayList<>();
+        List<QueueEntryDescriptor> waiters = new ArrayList<>();
+        QueueWalk walk = new QueueWalk();
+        for (QueueEntry entry : entries) {
+            boolean holds = walk.next(entry.kind()) == QueueWalk.Standing.HOLDS;
+            (holds ? holders : waiters).add(new QueueEntryDescriptor(entry));
+        }
+        return new QueueDescriptor(resource, holders.isEmpty() ? null : holders.get(0), holders, waiters);
     }
 
     /**
-     * Deletes the current holder of {@code resource}, whichever instance it is, so the first waiter
-     * gets the lock with a larger fencing token. The old holder learns of it within one watch event while it
+     * Deletes the current holder of {@code resource} (the oldest, where several hold), whichever
+     * instance it is, so the first waiter gets the lock with a larger fencing token. The old holder learns of it within one watch event while it
      * can reach the store. Refused unless {@code management.endpoint.fencelock.access=unrestricted};
      * every request, refused or not, is audited with the caller's principal.
      */
@@ -237,6 +247,8 @@ public class FenceLockEndpoint {
      * @param expiresAt until when it is valid without a further renewal
      * @param holds open re-entrant holds
      * @param lockName the bounded lock name: the annotation's name or key template
+     * @param mode exclusive or shared
+     * @param permits the semaphore's number of permits, 1 for a lock
      */
     public record HeldLockDescriptor(
             String resource,
@@ -246,7 +258,9 @@ public class FenceLockEndpoint {
             Instant acquiredAt,
             Instant expiresAt,
             int holds,
-            String lockName) {
+            String lockName,
+            LockMode mode,
+            int permits) {
 
         HeldLockDescriptor(LockClient.HeldLock lock) {
             this(
@@ -257,7 +271,9 @@ public class FenceLockEndpoint {
                     lock.acquiredAt(),
                     lock.expiresAt(),
                     lock.holds(),
-                    lock.lockName());
+                    lock.lockName(),
+                    lock.mode(),
+                    lock.permits());
         }
     }
 
@@ -265,11 +281,16 @@ public class FenceLockEndpoint {
      * The queue of one resource in the store.
      *
      * @param resource the resource
-     * @param holder the current holder, if any
+     * @param holder the oldest current holder, if any
+     * @param holders every current holder, oldest first: one for an exclusive lock, possibly several
+     *     readers of a shared lock or holders of a semaphore's permits
      * @param waiters the waiters, in the order they will get the lock
      */
     public record QueueDescriptor(
-            String resource, @Nullable QueueEntryDescriptor holder, List<QueueEntryDescriptor> waiters)
+            String resource,
+            @Nullable QueueEntryDescriptor holder,
+            List<QueueEntryDescriptor> holders,
+            List<QueueEntryDescriptor> waiters)
             implements OperationResponseBody {}
 
     /**
@@ -279,11 +300,20 @@ public class FenceLockEndpoint {
      * @param leaseId the store lease the key lives on
      * @param fencingToken the holder's token, or the token a waiter will get
      * @param record the holder record its client wrote (instance, acquired-at, TTL)
+     * @param mode exclusive or shared, as the key says
+     * @param permits the semaphore's number of permits, as the key says; 1 for a lock
      */
-    public record QueueEntryDescriptor(String requestId, long leaseId, long fencingToken, String record) {
+    public record QueueEntryDescriptor(
+            String requestId, long leaseId, long fencingToken, String record, LockMode mode, int permits) {
 
         QueueEntryDescriptor(QueueEntry entry) {
-            this(entry.requestId(), entry.leaseId(), entry.fencingToken(), entry.holder());
+            this(
+                    entry.requestId(),
+                    entry.leaseId(),
+                    entry.fencingToken(),
+                    entry.holder(),
+                    entry.kind().mode(),
+                    entry.kind().permits());
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.fencelock.annotation;
 
+import dev.fencelock.LockMode;
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
@@ -39,8 +40,8 @@ public @interface DistributedLock {
     String value() default "";
 
     /**
-     * Fixed lock name, used as it is (no expression). Exactly one of {@code name} and {@link
-     * #key()} must be set.
+     * Fixed lock name, used as it is (no expression). Exactly one of {@code name}, {@link #key()}
+     * and {@link #keys()} must be set.
      */
     @AliasFor("value")
     String name() default "";
@@ -52,6 +53,30 @@ public @interface DistributedLock {
      * methods, types, constructors or beans can be used. The result must be a non-empty string.
      */
     String key() default "";
+
+    /**
+     * Several SpEL expressions, each like {@link #key()}, for a method that needs several locks at
+     * once, such as {@code {"'account:' + #from", "'account:' + #to"}}. The locks are taken with
+     * {@link dev.fencelock.LockClient#acquireAll}: sorted by resource name whatever the order here
+     * (two calls that list them differently never deadlock), under one wait timeout, all or nothing.
+     * Keys that resolve to the same resource are locked once. Each lock's fence is pushed on {@link
+     * dev.fencelock.FencingContext}.
+     */
+    String[] keys() default {};
+
+    /**
+     * {@link dev.fencelock.LockMode#SHARED} for a read lock that other readers hold at the same time;
+     * {@link dev.fencelock.LockMode#EXCLUSIVE} (the default) for a write lock. A fenced data source
+     * refuses SQL that may write under nothing but shared locks.
+     */
+    LockMode mode() default LockMode.EXCLUSIVE;
+
+    /**
+     * More than 1 makes the lock one permit of a semaphore: at most that many calls hold it at once.
+     * Every caller must use the same number for a resource. Permits are not a fence: a fenced data
+     * source refuses SQL that may write under nothing but permits.
+     */
+    int permits() default 1;
 
     /**
      * How long to wait for a busy lock, as a duration such as {@code "5s"} or {@code "PT5S"}, or a

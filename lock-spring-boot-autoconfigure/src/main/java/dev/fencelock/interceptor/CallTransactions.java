@@ -1,6 +1,5 @@
 package dev.fencelock.interceptor;
 
-import dev.fencelock.LockLease;
 import dev.fencelock.LockLostException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -31,7 +30,7 @@ final class CallTransactions {
         UNKNOWN
     }
 
-    private final LockLease lease;
+    private final CallLocks locks;
 
     private final String description;
 
@@ -51,18 +50,18 @@ final class CallTransactions {
 
     private @Nullable Throwable unknownCause;
 
-    private CallTransactions(LockLease lease, String description) {
-        this.lease = lease;
+    private CallTransactions(CallLocks locks, String description) {
+        this.locks = locks;
         this.description = description;
     }
 
     /**
-     * Starts recording for a call that runs under {@code lease}; {@link #close()} stops it.
+     * Starts recording for a call that runs under {@code locks}; {@link #close()} stops it.
      *
      * @param description the lock and method ("lock 'x' (...) of M"), for the error that refuses a commit
      */
-    static CallTransactions open(LockLease lease, String description) {
-        CallTransactions call = new CallTransactions(lease, description);
+    static CallTransactions open(CallLocks locks, String description) {
+        CallTransactions call = new CallTransactions(locks, description);
         Deque<CallTransactions> calls = CALLS.get();
         if (calls == null) {
             calls = new ArrayDeque<>(2);
@@ -98,7 +97,7 @@ final class CallTransactions {
      */
     static void beforeCommit(Object transaction) {
         for (CallTransactions call : running()) {
-            if (call.isOpen(transaction) && !call.lease.isValid()) {
+            if (call.isOpen(transaction) && !call.locks.isValid()) {
                 throw new LockLostException("Refused to commit a transaction under the " + call.description
                         + ": the lock was lost before the commit, so the transaction rolls back");
             }

@@ -12,7 +12,11 @@ import dev.fencelock.ResourceName;
 import dev.fencelock.annotation.DistributedLock;
 import dev.fencelock.annotation.LockNotAcquiredPolicy;
 import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -31,8 +35,9 @@ import org.springframework.core.env.PropertyResolver;
  * Runs {@link DistributedLock @DistributedLock} methods under their lock; {@link
  * DistributedLockAdvisor} applies it to the annotated methods of every proxied bean.
  *
- * <p>For each call: resolve the key, acquire through the {@link LockClient}, push the lease's
- * fence onto {@link FencingContext}, run the method, pop the fence and release, also when the
+ * <p>For each call: resolve the key (or the {@code keys}, taken together with {@link
+ * LockClient#acquireAll}), acquire through the {@link LockClient}, push each lease's fence onto
+ * {@link FencingContext}, run the method, pop the fences and release, also when the
  * method throws. The advisor's order is a property so that the lock advice wraps {@code
  * @Transactional}: the lock is taken before the transaction begins and released after it has
  * committed, otherwise the next holder could read data the previous one has not committed yet.
@@ -109,16 +114,20 @@ public class DistributedLockInterceptor implements MethodInterceptor {
     @Override
     public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
         LockDefinition definition = definition(method(invocation));
-        String resource = resource(definition, invocation.getArguments());
-        boolean reentered = ThreadHolds.outermost(resource) != null;
-        LockCallObserver.Acquiring acquiring = this.observer.get().acquiring(definition.lockName(), resource);
-        LockLease lease;
+        List<String> resources = resources(definition, invocation.getArguments());
+        boolean reentered = resources.stream().allMatch(resource -> ThreadHolds.outermost(resource) != null);
+        LockCallObserver.Acquiring acquiring =
+                this.observer.get().acquiring(definition.lockName(), String.join(", ", resources));
+        CallLocks locks;
         try {
-            lease = acquire(definition, resource);
+            locks = acquire(definition, resources);
         } catch (LockAcquisitionTimeoutException | LockQueueFullException ex) {
             acquiring.failed(ex);
             if (definition.policy() == LockNotAcquiredPolicy.SKIP) {
-                logger.debug("Skipped {}: lock '{}' is busy", LockDefinition.describe(definition.method()), resource);
+                logger.debug(
+                        "Skipped {}: lock '{}' is busy",
+                        LockDefinition.describe(definition.method()),
+                        String.join("', '", resources));
                 return definition.skippedValue();
             }
             throw ex;
@@ -126,16 +135,16 @@ public class DistributedLockInterceptor implements MethodInterceptor {
             acquiring.failed(ex);
             throw ex;
         }
-        LockCallObserver.Holding holding = acquiring.acquired(lease, reentered);
+        LockCallObserver.Holding holding = acquiring.acquired(locks.leases().get(0), reentered);
         LossWatch watch = new LossWatch(Thread.currentThread(), this.interruptOnLost);
-        lease.onLost(watch);
-        CallTransactions transactions = CallTransactions.open(lease, describe(definition, lease));
+        locks.onLost(watch);
+        CallTransactions transactions = CallTransactions.open(locks, describe(definition, locks));
         Object result;
         try {
-            result = proceed(invocation, resource, lease, transactions);
+            result = proceed(invocation, locks, transactions);
         } catch (Throwable ex) {
             holding.returned();
-            Throwable outcome = finish(definition, lease, watch, transactions, ex);
+            Throwable outcome = finish(definition, locks, watch, transactions, ex);
             holding.released(outcome);
             throw outcome;
         }
@@ -145,9 +154,9 @@ public class DistributedLockInterceptor implements MethodInterceptor {
                 // Lost before the method even returned its stage: the stage will report it.
                 Thread.interrupted();
             }
-            return holdUntilComplete(definition, lease, watch, transactions, stage, holding);
+            return holdUntilComplete(definition, locks, watch, transactions, stage, holding);
         }
-        Throwable lost = finish(definition, lease, watch, transactions, null);
+        Throwable lost = finish(definition, locks, watch, transactions, null);
         holding.released(lost);
         if (lost != null) {
             throw lost;
@@ -185,11 +194,27 @@ public class DistributedLockInterceptor implements MethodInterceptor {
         return BridgeMethodResolver.findBridgedMethod(method);
     }
 
-    private String resource(LockDefinition definition, @Nullable Object[] arguments) {
-        String name = definition.name();
-        String raw = (name != null)
-                ? name
-                : this.keyResolver.get().resolve(definition.keyExpression(), definition.method(), arguments);
+    /** The resources of one call: one, or those of {@code keys} (the same resource once). */
+    private List<String> resources(LockDefinition definition, @Nullable Object[] arguments) {
+        if (definition.keyExpressions().isEmpty()) {
+            String name = definition.name();
+            return List.of(resource(
+                    definition,
+                    (name != null)
+                            ? name
+                            : this.keyResolver
+                                    .get()
+                                    .resolve(definition.keyExpression(), definition.method(), arguments)));
+        }
+        Set<String> resources = new LinkedHashSet<>();
+        for (String expression : definition.keyExpressions()) {
+            resources.add(
+                    resource(definition, this.keyResolver.get().resolve(expression, definition.method(), arguments)));
+        }
+        return List.copyOf(resources);
+    }
+
+    private String resource(LockDefinition definition, String raw) {
         try {
             return ResourceName.of(raw, this.lockClient.get().settings().maxResourceLength())
                     .value();
@@ -201,9 +226,31 @@ public class DistributedLockInterceptor implements MethodInterceptor {
         }
     }
 
-    private LockLease acquire(LockDefinition definition, String resource) {
+    private CallLocks acquire(LockDefinition definition, List<String> resources) {
+        if (definition.keyExpressions().isEmpty()) {
+            return CallLocks.of(
+                    this.lockClient.get().acquire(request(definition, resources.get(0), definition.lockName())));
+        }
+        List<LockRequest> requests = new ArrayList<>(resources.size());
+        for (int i = 0; i < resources.size(); i++) {
+            // Each lock is named by its own expression; keys that met on one resource share the first's.
+            requests.add(request(definition, resources.get(i), keyNameOf(definition, resources, i)));
+        }
+        return CallLocks.of(this.lockClient.get().acquireAll(requests));
+    }
+
+    /** The expression that gave the {@code index}th distinct resource, for its bounded lock name. */
+    private static String keyNameOf(LockDefinition definition, List<String> resources, int index) {
+        List<String> expressions = definition.keyExpressions();
+        return (resources.size() == expressions.size()) ? expressions.get(index) : String.join(" | ", expressions);
+    }
+
+    private LockRequest request(LockDefinition definition, String resource, String lockName) {
         // The name or key template, never the resolved key: metrics tag by it.
-        LockRequest.Builder request = LockRequest.builder(resource).lockName(definition.lockName());
+        LockRequest.Builder request = LockRequest.builder(resource)
+                .lockName(lockName)
+                .mode(definition.mode())
+                .permits(definition.permits());
         LockLease outer = ThreadHolds.outermost(resource);
         if (outer != null) {
             if (!outer.isValid()) {
@@ -220,19 +267,20 @@ public class DistributedLockInterceptor implements MethodInterceptor {
         if (definition.leaseTtl() != null) {
             request.leaseTtl(definition.leaseTtl());
         }
-        return this.lockClient.get().acquire(request.build());
+        return request.build();
     }
 
-    private static @Nullable Object proceed(
-            MethodInvocation invocation, String resource, LockLease lease, CallTransactions transactions)
+    private static @Nullable Object proceed(MethodInvocation invocation, CallLocks locks, CallTransactions transactions)
             throws Throwable {
-        ThreadHolds.enter(resource, lease);
-        FencingContext.Scope fence = FencingContext.open(lease);
+        for (LockLease lease : locks.leases()) {
+            ThreadHolds.enter(lease.resource(), lease);
+        }
+        FencingContext.Scope fences = locks.pushFences();
         try {
             return invocation.proceed();
         } finally {
-            fence.close();
-            ThreadHolds.exit(resource);
+            fences.close();
+            locks.leases().forEach(lease -> ThreadHolds.exit(lease.resource()));
             transactions.close();
         }
     }
@@ -243,15 +291,15 @@ public class DistributedLockInterceptor implements MethodInterceptor {
      */
     private Object holdUntilComplete(
             LockDefinition definition,
-            LockLease lease,
+            CallLocks locks,
             LossWatch watch,
             CallTransactions transactions,
             CompletionStage<?> stage,
             LockCallObserver.Holding holding) {
         if (!definition.holdsUntilCompletion()) {
             // A CompletableFuture subclass must be returned as it is; a loss can then only be logged.
-            stage.whenComplete((value, failure) -> releaseAsync(lease).thenAccept((held) -> {
-                Throwable lost = outcome(definition, lease, watch, transactions, false, null, held);
+            stage.whenComplete((value, failure) -> locks.releaseAsync().thenAccept((held) -> {
+                Throwable lost = outcome(definition, locks, watch, transactions, false, null, held);
                 if (lost != null) {
                     logger.warn(lost.getMessage());
                 }
@@ -261,9 +309,9 @@ public class DistributedLockInterceptor implements MethodInterceptor {
         }
         CompletableFuture<Object> result = new CompletableFuture<>();
         // Whoever completes the stage may be an event loop: release without blocking on the store.
-        stage.whenComplete((value, failure) -> releaseAsync(lease).whenComplete((held, releaseFailure) -> {
+        stage.whenComplete((value, failure) -> locks.releaseAsync().whenComplete((held, releaseFailure) -> {
             Throwable outcome =
-                    outcome(definition, lease, watch, transactions, false, failure, Boolean.TRUE.equals(held));
+                    outcome(definition, locks, watch, transactions, false, failure, Boolean.TRUE.equals(held));
             holding.released(outcome);
             if (outcome != null) {
                 result.completeExceptionally(outcome);
@@ -288,23 +336,23 @@ public class DistributedLockInterceptor implements MethodInterceptor {
     }
 
     /**
-     * Releases the lease on the calling thread and decides what the caller sees: {@code failure}
-     * (possibly {@code null}) while the lock held throughout or was lost only after the call's work
-     * had committed, otherwise a {@link LockLostException} with {@code failure} suppressed.
+     * Releases the locks on the calling thread and decides what the caller sees: {@code failure}
+     * (possibly {@code null}) while the locks held throughout or one was lost only after the call's
+     * work had committed, otherwise a {@link LockLostException} with {@code failure} suppressed.
      */
     private @Nullable Throwable finish(
             LockDefinition definition,
-            LockLease lease,
+            CallLocks locks,
             LossWatch watch,
             CallTransactions transactions,
             @Nullable Throwable failure) {
         boolean interrupted = watch.detach();
-        boolean held = this.releaseInBackground ? releaseInBackground(lease) : release(lease);
+        boolean held = this.releaseInBackground ? releaseInBackground(locks) : locks.release();
         if (interrupted) {
             // The interrupt was ours and has done its job; do not leak it into the caller's thread.
             Thread.interrupted();
         }
-        return outcome(definition, lease, watch, transactions, true, failure, held);
+        return outcome(definition, locks, watch, transactions, true, failure, held);
     }
 
     /**
@@ -313,7 +361,7 @@ public class DistributedLockInterceptor implements MethodInterceptor {
      */
     private @Nullable Throwable outcome(
             LockDefinition definition,
-            LockLease lease,
+            CallLocks locks,
             LossWatch watch,
             CallTransactions transactions,
             boolean lateLossAllowed,
@@ -326,14 +374,19 @@ public class DistributedLockInterceptor implements MethodInterceptor {
             logger.warn(
                     "The {} was lost after the call's last transaction had committed; the call returns its result."
                             + " If this repeats, raise fencelock.lease-ttl or check the connection to the lock store.",
-                    describe(definition, lease));
-            this.lockClient.get().reportLostAfterCommit(lease);
+                    describe(definition, locks));
+            for (LockLease lease : locks.leases()) {
+                if (!lease.isValid()) {
+                    this.lockClient.get().reportLostAfterCommit(lease);
+                }
+            }
             return null;
         }
+        String what = (locks.leases().size() == 1) ? "was lost" : "were not all held to the end";
         LockLostException lost = new LockLostException(
-                "Lock '" + lease.resource() + "' (" + definition.lockDescription() + ", fencing token "
-                        + lease.fencingToken() + ") was lost while " + LockDefinition.describe(definition.method())
-                        + " ran" + transactions.outcome()
+                capitalised(locks.resources()) + " (" + definition.lockDescription() + ", " + locks.tokens() + ") "
+                        + what + " while " + LockDefinition.describe(definition.method()) + " ran"
+                        + transactions.outcome()
                         + " If this repeats, raise fencelock.lease-ttl or check the connection to the lock store.",
                 watch.cause());
         if (failure != null) {
@@ -342,36 +395,19 @@ public class DistributedLockInterceptor implements MethodInterceptor {
         return lost;
     }
 
-    private static String describe(LockDefinition definition, LockLease lease) {
-        return "lock '" + lease.resource() + "' (" + definition.lockDescription() + ", fencing token "
-                + lease.fencingToken() + ") of " + LockDefinition.describe(definition.method());
+    private static String capitalised(String text) {
+        return Character.toUpperCase(text.charAt(0)) + text.substring(1);
     }
 
-    private static CompletableFuture<Boolean> releaseAsync(LockLease lease) {
-        try {
-            return lease.releaseAsync().exceptionally((failure) -> {
-                logger.warn("Could not release lock '{}'; its lease will expire", lease.resource(), failure);
-                return false;
-            });
-        } catch (RuntimeException ex) {
-            logger.warn("Could not release lock '{}'; its lease will expire", lease.resource(), ex);
-            return CompletableFuture.completedFuture(false);
-        }
+    private static String describe(LockDefinition definition, CallLocks locks) {
+        return locks.resources() + " (" + definition.lockDescription() + ", " + locks.tokens() + ") of "
+                + LockDefinition.describe(definition.method());
     }
 
-    /** Whether the lock was still held when it was given up; the store deletes it in the background. */
-    private static boolean releaseInBackground(LockLease lease) {
-        boolean held = lease.isValid();
-        releaseAsync(lease);
+    /** Whether the locks were still held when they were given up; the store deletes them in the background. */
+    private static boolean releaseInBackground(CallLocks locks) {
+        boolean held = locks.isValid();
+        locks.releaseAsync();
         return held;
-    }
-
-    private static boolean release(LockLease lease) {
-        try {
-            return lease.release();
-        } catch (RuntimeException ex) {
-            logger.warn("Could not release lock '{}'; its lease will expire", lease.resource(), ex);
-            return false;
-        }
     }
 }

@@ -31,8 +31,9 @@ import org.springframework.util.ReflectionUtils;
  *   <li>private, final or static methods, beans that are not proxied, and proxies that do not
  *       apply the {@link DistributedLockAdvisor} (built before it existed, or by hand): no lock
  *       would be taken;
- *   <li>a broken annotation: name and key both or neither set, a key expression that does not
- *       parse or uses refused constructs, durations that do not parse or break the bounds.
+ *   <li>a broken annotation: not exactly one of name, key and keys set, a semaphore in shared
+ *       mode, a key expression that does not parse or uses refused constructs, durations that do
+ *       not parse or break the bounds.
  * </ul>
  *
  * <p>Calls from a bean to its own methods ({@code this.method()}) bypass the proxy too; that

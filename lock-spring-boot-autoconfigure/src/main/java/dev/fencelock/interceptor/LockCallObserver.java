@@ -19,7 +19,8 @@ public interface LockCallObserver {
      * A call starts waiting for its lock.
      *
      * @param lockName the key template or name of the lock, never the resolved key
-     * @param resource the resolved resource
+     * @param resource the resolved resource; a call that takes several locks gives them all,
+     *     comma-separated
      */
     Acquiring acquiring(String lockName, String resource);
 
@@ -37,7 +38,10 @@ public interface LockCallObserver {
             public void failed(Throwable cause) {}
         };
 
-        /** The lock is held; the method runs next. {@code reentered}: an enclosing call held it already. */
+        /**
+         * The lock is held; the method runs next. {@code reentered}: an enclosing call held it (all of
+         * them) already. A call that takes several locks gives the first one taken.
+         */
         Holding acquired(LockLease lease, boolean reentered);
 
         /** The call did not get the lock (it fails, or is skipped by its policy). */

@@ -1,11 +1,13 @@
 package dev.fencelock.interceptor;
 
 import dev.fencelock.LockClientSettings;
+import dev.fencelock.LockMode;
 import dev.fencelock.annotation.DistributedLock;
 import dev.fencelock.annotation.LockNotAcquiredPolicy;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -44,6 +46,13 @@ final class LockDefinition {
 
     private final @Nullable String keyExpression;
 
+    /** The expressions of {@code keys}; empty unless the method takes several locks. */
+    private final List<String> keyExpressions;
+
+    private final LockMode mode;
+
+    private final int permits;
+
     private final @Nullable Duration waitTimeout;
 
     private final @Nullable Duration leaseTtl;
@@ -54,12 +63,18 @@ final class LockDefinition {
             Method method,
             @Nullable String name,
             @Nullable String keyExpression,
+            List<String> keyExpressions,
+            LockMode mode,
+            int permits,
             @Nullable Duration waitTimeout,
             @Nullable Duration leaseTtl,
             LockNotAcquiredPolicy policy) {
         this.method = method;
         this.name = name;
         this.keyExpression = keyExpression;
+        this.keyExpressions = keyExpressions;
+        this.mode = mode;
+        this.permits = permits;
         this.waitTimeout = waitTimeout;
         this.leaseTtl = leaseTtl;
         this.policy = policy;
@@ -79,13 +94,35 @@ final class LockDefinition {
             LockKeyResolver keyResolver) {
         boolean hasName = StringUtils.hasLength(annotation.name());
         boolean hasKey = StringUtils.hasLength(annotation.key());
-        if (hasName == hasKey) {
+        boolean hasKeys = annotation.keys().length > 0;
+        int set = (hasName ? 1 : 0) + (hasKey ? 1 : 0) + (hasKeys ? 1 : 0);
+        if (set != 1) {
             throw new IllegalStateException("@DistributedLock on " + describe(method) + " must set exactly one of"
-                    + " name (a fixed lock name) and key (a SpEL expression), but sets "
-                    + (hasName ? "both" : "neither"));
+                    + " name (a fixed lock name), key (a SpEL expression) and keys (several), but sets "
+                    + switch (set) {
+                        case 0 -> "none";
+                        case 2 -> "both " + (hasName ? "name" : "key") + " and " + (hasKeys ? "keys" : "key");
+                        default -> "all three";
+                    });
         }
         if (hasKey) {
             keyResolver.validate(annotation.key(), method);
+        }
+        for (String expression : annotation.keys()) {
+            if (!StringUtils.hasText(expression)) {
+                throw new IllegalStateException(
+                        "@DistributedLock(keys) of " + describe(method) + " has an empty expression");
+            }
+            keyResolver.validate(expression, method);
+        }
+        if (annotation.permits() < 1) {
+            throw new IllegalStateException("@DistributedLock(permits) of " + describe(method) + " is "
+                    + annotation.permits() + "; use 1 for a lock, more for a semaphore");
+        }
+        if (annotation.permits() > 1 && annotation.mode() == LockMode.SHARED) {
+            throw new IllegalStateException("@DistributedLock on " + describe(method) + " sets permits = "
+                    + annotation.permits() + " and mode = SHARED; a semaphore's permits have no mode, use one or"
+                    + " the other");
         }
         Duration waitTimeout = duration(method, "waitTimeout", annotation.waitTimeout(), placeholders);
         Duration leaseTtl = duration(method, "leaseTtl", annotation.leaseTtl(), placeholders);
@@ -105,6 +142,9 @@ final class LockDefinition {
                 method,
                 hasName ? annotation.name() : null,
                 hasKey ? annotation.key() : null,
+                List.of(annotation.keys()),
+                annotation.mode(),
+                annotation.permits(),
                 waitTimeout,
                 leaseTtl,
                 annotation.onNotAcquired());
@@ -150,10 +190,23 @@ final class LockDefinition {
         return this.name;
     }
 
-    /** The key expression, or {@code null} when the lock has a fixed name. */
+    /** The key expression, or {@code null} when the lock has a fixed name or several keys. */
     @Nullable
     String keyExpression() {
         return this.keyExpression;
+    }
+
+    /** The expressions of several locks taken together; empty for one lock. */
+    List<String> keyExpressions() {
+        return this.keyExpressions;
+    }
+
+    LockMode mode() {
+        return this.mode;
+    }
+
+    int permits() {
+        return this.permits;
     }
 
     @Nullable
@@ -192,13 +245,22 @@ final class LockDefinition {
         return PRIMITIVE_ZEROS.get(type);
     }
 
-    /** The bounded name for metrics and audit: the fixed name or the key expression, never a resolved key. */
+    /**
+     * The bounded name for metrics and audit: the fixed name or the key expression (for several
+     * keys, each lock is named by its own expression), never a resolved key.
+     */
     String lockName() {
         return (this.name != null) ? this.name : String.valueOf(this.keyExpression);
     }
 
-    /** How the lock is named in messages: the fixed name or the key expression. */
+    /** How the lock is named in messages: the fixed name or the key expression(s). */
     String lockDescription() {
+        if (!this.keyExpressions.isEmpty()) {
+            return "keys "
+                    + this.keyExpressions.stream()
+                            .map(expression -> "\"" + expression + "\"")
+                            .collect(Collectors.joining(", ", "{", "}"));
+        }
         return (this.name != null) ? "name \"" + this.name + "\"" : "key \"" + this.keyExpression + "\"";
     }
 

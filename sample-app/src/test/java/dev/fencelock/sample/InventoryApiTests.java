@@ -8,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 import dev.fencelock.FencingContext;
 import dev.fencelock.LockClient;
 import dev.fencelock.LockLease;
+import dev.fencelock.LockMode;
 import dev.fencelock.LockRequest;
 import dev.fencelock.ResourceName;
 import dev.fencelock.etcd.EtcdLockBackend;
@@ -15,6 +16,7 @@ import dev.fencelock.jdbc.FenceGuard;
 import dev.fencelock.test.etcd.EtcdClusterExtension;
 import dev.fencelock.test.fault.FaultProxy;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -267,5 +269,112 @@ class InventoryApiTests {
         assertThat(this.database.rowToken(this.sku)).contains(newerToken);
         assertThat(this.database.quantity(this.sku)).isEqualTo(10);
         assertThat(this.database.reservations(this.sku)).isZero();
+    }
+
+    /** A read waits for a reservation that is between its read and its write, and shows its result. */
+    @Test
+    void aReadWaitsForAReservationInProgressAndShowsItsResult() throws Exception {
+        String resource = "stock:" + this.sku;
+        stock(10);
+        long before = this.database.fenceToken(resource);
+
+        CompletableFuture<ResponseEntity<String>> pending =
+                CompletableFuture.supplyAsync(() -> this.api.reserve(this.sku, 3, 1_500));
+        await().atMost(Duration.ofSeconds(10)).until(() -> this.database.fenceToken(resource) > before);
+        // The reservation has read 10 and holds the lock; without the shared lock this read would say 10.
+        ResponseEntity<String> get = this.api.get(this.sku);
+
+        assertThat(get.getStatusCode()).isEqualTo(HttpStatus.OK);
+        assertThat((Integer) read(get, "$.quantity")).isEqualTo(7);
+        assertThat(pending.get(30, TimeUnit.SECONDS).getStatusCode()).isEqualTo(HttpStatus.OK);
+    }
+
+    @Test
+    void readsShareTheLockWithOtherReadersButWaitForAWriter() {
+        String resource = "stock:" + this.sku;
+        stock(4);
+
+        try (LockLease reader = otherInstance.acquire(
+                LockRequest.builder(resource).mode(LockMode.SHARED).build())) {
+            ResponseEntity<String> get = this.api.get(this.sku);
+            assertThat(get.getStatusCode()).isEqualTo(HttpStatus.OK);
+            assertThat((Integer) read(get, "$.quantity")).isEqualTo(4);
+        }
+        try (LockLease writer = otherInstance.acquire(LockRequest.of(resource))) {
+            ResponseEntity<String> get = this.api.get(this.sku);
+            assertThat(get.getStatusCode()).isEqualTo(HttpStatus.LOCKED);
+        }
+    }
+
+    @Test
+    void aTransferMovesStockUnderBothSkusLocksAndFencesBothRows() {
+        String target = this.sku + "-target";
+        stock(10);
+        assertThat(this.api.put(target, 5).getStatusCode()).isEqualTo(HttpStatus.OK);
+
+        ResponseEntity<String> transfer = this.api.transfer(this.sku, target, 4);
+
+        assertThat(transfer.getStatusCode()).isEqualTo(HttpStatus.OK);
+        assertThat((Integer) read(transfer, "$.from.quantity")).isEqualTo(6);
+        assertThat((Integer) read(transfer, "$.to.quantity")).isEqualTo(9);
+        assertThat(this.database.quantity(this.sku)).isEqualTo(6);
+        assertThat(this.database.quantity(target)).isEqualTo(9);
+        // Each row carries its own SKU's token, and the fence table got both.
+        assertThat(this.database.rowToken(this.sku)).contains(this.database.fenceToken("stock:" + this.sku));
+        assertThat(this.database.rowToken(target)).contains(this.database.fenceToken("stock:" + target));
+        assertThat(this.api.transfer(this.sku, this.sku, 1).getStatusCode()).isEqualTo(HttpStatus.BAD_REQUEST);
+    }
+
+    @Test
+    void oppositeTransfersAtOnceNeverDeadlock() throws Exception {
+        String other = this.sku + "-other";
+        stock(50);
+        assertThat(this.api.put(other, 50).getStatusCode()).isEqualTo(HttpStatus.OK);
+
+        List<CompletableFuture<ResponseEntity<String>>> transfers = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            boolean forth = i % 2 == 0;
+            transfers.add(CompletableFuture.supplyAsync(
+                    () -> forth ? this.api.transfer(this.sku, other, 1) : this.api.transfer(other, this.sku, 1)));
+        }
+        for (CompletableFuture<ResponseEntity<String>> transfer : transfers) {
+            assertThat(transfer.get(30, TimeUnit.SECONDS).getStatusCode()).isEqualTo(HttpStatus.OK);
+        }
+        assertThat(this.database.quantity(this.sku)).isEqualTo(50);
+        assertThat(this.database.quantity(other)).isEqualTo(50);
+    }
+
+    @Test
+    void aTransferWhoseSecondLockStaysBusyTakesNeither() {
+        String target = this.sku + "-busy";
+        stock(10);
+        assertThat(this.api.put(target, 5).getStatusCode()).isEqualTo(HttpStatus.OK);
+
+        ResponseEntity<String> transfer;
+        try (LockLease held = otherInstance.acquire(LockRequest.of("stock:" + target))) {
+            transfer = this.api.transfer(this.sku, target, 1);
+            // The first SKU's lock was taken and given back.
+            otherInstance.tryAcquire("stock:" + this.sku).orElseThrow().release();
+        }
+
+        assertThat(transfer.getStatusCode()).isEqualTo(HttpStatus.LOCKED);
+        assertThat(this.database.quantity(this.sku)).isEqualTo(10);
+        assertThat(this.database.quantity(target)).isEqualTo(5);
+    }
+
+    @Test
+    void theSummaryRunsOnlyWhileOneOfItsTwoPermitsIsFree() {
+        stock(3);
+        LockRequest permit = LockRequest.builder("inventory-summary").permits(2).build();
+
+        try (LockLease first = otherInstance.acquire(permit)) {
+            try (LockLease second = otherInstance.acquire(permit)) {
+                assertThat(this.api.summary().getStatusCode()).isEqualTo(HttpStatus.LOCKED);
+            }
+            ResponseEntity<String> summary = this.api.summary();
+            assertThat(summary.getStatusCode()).isEqualTo(HttpStatus.OK);
+            assertThat(((Number) read(summary, "$.skus")).longValue()).isPositive();
+            assertThat(((Number) read(summary, "$.units")).longValue()).isGreaterThanOrEqualTo(3);
+        }
     }
 }

@@ -10,9 +10,16 @@ final class InventoryClient {
 
     private final RestClient http;
 
+    /** The API's root, for the endpoints over several SKUs. */
+    private final RestClient api;
+
     InventoryClient(int port) {
         this.http = RestClient.builder()
                 .baseUrl("http://127.0.0.1:" + port + "/api/stock/")
+                .defaultStatusHandler(status -> true, (request, response) -> {})
+                .build();
+        this.api = RestClient.builder()
+                .baseUrl("http://127.0.0.1:" + port + "/api/")
                 .defaultStatusHandler(status -> true, (request, response) -> {})
                 .build();
     }
@@ -49,6 +56,20 @@ final class InventoryClient {
                 .body(body)
                 .retrieve()
                 .toEntity(String.class);
+    }
+
+    ResponseEntity<String> transfer(String from, String to, int quantity) {
+        return this.api
+                .post()
+                .uri("stock-transfers")
+                .contentType(MediaType.APPLICATION_JSON)
+                .body("{\"from\": \"" + from + "\", \"to\": \"" + to + "\", \"quantity\": " + quantity + "}")
+                .retrieve()
+                .toEntity(String.class);
+    }
+
+    ResponseEntity<String> summary() {
+        return this.api.get().uri("stock-summary").retrieve().toEntity(String.class);
     }
 
     static <T> T read(ResponseEntity<String> response, String path) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import dev.fencelock.LockClient;
 import dev.fencelock.LockLease;
+import dev.fencelock.LockMode;
 import dev.fencelock.LockRequest;
 import dev.fencelock.actuate.FenceLockEndpoint;
 import dev.fencelock.autoconfigure.FenceLockAutoConfiguration;
@@ -12,7 +13,10 @@ import dev.fencelock.autoconfigure.audit.FenceLockAuditAutoConfiguration;
 import dev.fencelock.autoconfigure.etcd.FenceLockEtcdAutoConfiguration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.assertj.core.api.InstanceOfAssertFactories;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.actuate.endpoint.EndpointId;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
@@ -67,6 +71,44 @@ class FenceLockEndpointAutoConfigurationTests {
                     }
                     assertThat(endpoint.heldLocks().locks()).isEmpty();
                     assertThat(endpoint.queue("order:1").holder()).isNull();
+                });
+    }
+
+    @Test
+    void queueShouldShowEveryReaderAsAHolderAndEachEntrysMode() {
+        this.runner
+                .withPropertyValues("management.endpoints.web.exposure.include=fencelock")
+                .run((context) -> {
+                    FenceLockEndpoint endpoint = context.getBean(FenceLockEndpoint.class);
+                    LockClient client = context.getBean(LockClient.class);
+                    LockRequest read =
+                            LockRequest.builder("catalog").mode(LockMode.SHARED).build();
+                    LockLease first = client.acquire(read);
+                    LockLease second = client.acquire(read);
+                    CompletableFuture<LockLease> writer = client.acquireAsync(
+                            LockRequest.builder("catalog").requestId("writer").build());
+                    Awaitility.await()
+                            .until(() -> endpoint.queue("catalog").waiters().size() == 1);
+
+                    FenceLockEndpoint.QueueDescriptor queue = endpoint.queue("catalog");
+                    assertThat(queue.holders())
+                            .extracting(FenceLockEndpoint.QueueEntryDescriptor::fencingToken)
+                            .containsExactly(first.fencingToken(), second.fencingToken());
+                    assertThat(queue.holders())
+                            .extracting(FenceLockEndpoint.QueueEntryDescriptor::mode)
+                            .containsOnly(LockMode.SHARED);
+                    assertThat(queue.holder().fencingToken()).isEqualTo(first.fencingToken());
+                    assertThat(queue.waiters()).singleElement().satisfies((waiter) -> {
+                        assertThat(waiter.requestId()).isEqualTo("writer");
+                        assertThat(waiter.mode()).isEqualTo(LockMode.EXCLUSIVE);
+                        assertThat(waiter.permits()).isOne();
+                    });
+                    assertThat(endpoint.heldLocks().locks())
+                            .extracting(FenceLockEndpoint.HeldLockDescriptor::mode)
+                            .containsOnly(LockMode.SHARED);
+                    first.release();
+                    second.release();
+                    writer.get(5, TimeUnit.SECONDS).release();
                 });
     }
 

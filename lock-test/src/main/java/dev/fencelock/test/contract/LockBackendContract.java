@@ -32,11 +32,12 @@ import org.junit.jupiter.api.Test;
  * <p>Each test uses resource names unique to the test, so a shared store needs no cleaning
  * between tests; every test checks that it leaves no key behind where that is the point.
  *
- * <p>The tests under contention are in {@link LockContentionContract}, the hooks a subclass
- * supplies in {@link LockBackendContractSupport}; this class inherits both, so extending it runs
- * every contract test.
+ * <p>The tests under contention are in {@link LockContentionContract}, those of read-write locks,
+ * semaphores and {@code acquireAll} in {@link ReadWriteLockContract}, {@link SemaphoreContract} and
+ * {@link MultiLockContract}, the hooks a subclass supplies in {@link LockBackendContractSupport};
+ * this class inherits them all, so extending it runs every contract test.
  */
-public abstract class LockBackendContract extends LockContentionContract {
+public abstract class LockBackendContract extends MultiLockContract {
 
     @Test
     void acquireReleaseHandsTheLockOn() {

@@ -55,7 +55,7 @@ class StockController {
         return this.service.reserve(sku, quantity, Duration.ofMillis(hold));
     }
 
-    private static void checkSku(String sku) {
+    static void checkSku(String sku) {
         if (sku.length() > MAX_SKU_LENGTH) {
             throw new InvalidRequestException("sku must have at most " + MAX_SKU_LENGTH + " characters");
         }

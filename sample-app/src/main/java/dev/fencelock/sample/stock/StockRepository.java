@@ -31,6 +31,13 @@ class StockRepository {
                 .optional();
     }
 
+    StockSummary summary() {
+        return this.jdbc
+                .sql("SELECT COUNT(*) AS skus, COALESCE(SUM(quantity), 0) AS units FROM inventory_stock")
+                .query((rows, row) -> new StockSummary(rows.getLong("skus"), rows.getLong("units")))
+                .single();
+    }
+
     /** Sets the quantity if the row's last writer had a token not larger than {@code token}. */
     int update(String sku, int quantity, long token) {
         return this.jdbc

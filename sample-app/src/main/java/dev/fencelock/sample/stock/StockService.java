@@ -3,6 +3,7 @@ package dev.fencelock.sample.stock;
 import dev.fencelock.FencingContext;
 import dev.fencelock.FencingContext.Fence;
 import dev.fencelock.FencingTokenRejectedException;
+import dev.fencelock.LockMode;
 import dev.fencelock.annotation.DistributedLock;
 import dev.fencelock.jdbc.FencedWrites;
 import dev.fencelock.sample.stock.StaleWriteException.RefusedBy;
@@ -38,8 +39,26 @@ public class StockService {
         return "stock:" + sku;
     }
 
+    /**
+     * The stock of {@code sku}, read under the SKU's shared lock: it waits for a change or a
+     * reservation in progress (which holds the lock exclusively, across its read and its write), so
+     * it never reports a level such a change is about to replace, and reads never wait for each
+     * other. It needs no transaction: under nothing but shared locks, the fenced {@code DataSource}
+     * lets reads through unguarded (and would refuse a write).
+     */
+    @DistributedLock(key = "'stock:' + #sku", mode = LockMode.SHARED, waitTimeout = "${inventory.lock-wait-timeout:5s}")
     public StockLevel level(String sku) {
         return new StockLevel(sku, this.stock.quantity(sku).orElseThrow(() -> new UnknownSkuException(sku)));
+    }
+
+    /**
+     * How many SKUs there are and how many units they hold together. The scan is the expensive kind
+     * of read: a semaphore of two permits lets at most two run at once, over every instance. Permits
+     * are not a fence (two holders at once), so it only reads.
+     */
+    @DistributedLock(name = "inventory-summary", permits = 2, waitTimeout = "${inventory.lock-wait-timeout:5s}")
+    public StockSummary summary() {
+        return this.stock.summary();
     }
 
     @DistributedLock(key = "'stock:' + #sku", waitTimeout = "${inventory.lock-wait-timeout:5s}")

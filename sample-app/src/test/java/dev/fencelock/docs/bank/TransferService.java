@@ -1,25 +1,23 @@
 package dev.fencelock.docs.bank;
 
+import dev.fencelock.annotation.DistributedLock;
 import org.springframework.stereotype.Service;
 
 /** Moves money between two accounts while this instance holds both accounts' locks. */
 @Service
 public class TransferService {
 
-    private final AccountLock accountLock;
-
     private final Ledger ledger;
 
-    public TransferService(AccountLock accountLock, Ledger ledger) {
-        this.accountLock = accountLock;
+    public TransferService(Ledger ledger) {
         this.ledger = ledger;
     }
 
+    // Both locks, taken in one order whatever the direction: opposite transfers never wait for each other.
+    @DistributedLock(
+            keys = {"'account:' + #from", "'account:' + #to"},
+            waitTimeout = "5s")
     public long transfer(long from, long to, long amount) {
-        // Always the lower account first: two opposite transfers then never wait for each other.
-        long first = Math.min(from, to);
-        long second = Math.max(from, to);
-        return this.accountLock.underLock(
-                first, () -> this.accountLock.underLock(second, () -> this.ledger.move(from, to, amount)));
+        return this.ledger.move(from, to, amount);
     }
 }

@@ -1,0 +1,101 @@
+package dev.fencelock.interceptor;
+
+import dev.fencelock.FencingContext;
+import dev.fencelock.LockLease;
+import dev.fencelock.LockLostException;
+import dev.fencelock.MultiLockLease;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The locks one {@code @DistributedLock} call runs under: one lock, or the several of {@code keys}
+ * taken together. The call holds only while every one of them is valid, and gives them all up at
+ * its end.
+ */
+final class CallLocks {
+
+    private static final Logger logger = LoggerFactory.getLogger(DistributedLockInterceptor.class);
+
+    private final List<LockLease> leases;
+
+    private final @Nullable MultiLockLease group;
+
+    private CallLocks(List<LockLease> leases, @Nullable MultiLockLease group) {
+        this.leases = leases;
+        this.group = group;
+    }
+
+    static CallLocks of(LockLease lease) {
+        return new CallLocks(List.of(lease), null);
+    }
+
+    static CallLocks of(MultiLockLease group) {
+        return new CallLocks(group.leases(), group);
+    }
+
+    List<LockLease> leases() {
+        return this.leases;
+    }
+
+    boolean isValid() {
+        return this.leases.stream().allMatch(LockLease::isValid);
+    }
+
+    void onLost(Consumer<LockLostException> listener) {
+        this.leases.forEach(lease -> lease.onLost(listener));
+    }
+
+    /** Pushes one fence per lock, popped together when the scope closes. */
+    FencingContext.Scope pushFences() {
+        return (this.group != null) ? FencingContext.openAll(this.group) : FencingContext.open(this.leases.get(0));
+    }
+
+    /** Releases every lock; whether all were still held until then. A failure is logged: the lease expires. */
+    boolean release() {
+        try {
+            return (this.group != null)
+                    ? this.group.release()
+                    : this.leases.get(0).release();
+        } catch (RuntimeException ex) {
+            logger.warn("Could not release {}; its lease will expire", resources(), ex);
+            return false;
+        }
+    }
+
+    /** Gives every lock up at once and deletes them in the background; completes with what {@link #release} returns. */
+    CompletableFuture<Boolean> releaseAsync() {
+        try {
+            CompletableFuture<Boolean> released = (this.group != null)
+                    ? this.group.releaseAsync()
+                    : this.leases.get(0).releaseAsync();
+            return released.exceptionally(failure -> {
+                logger.warn("Could not release {}; its lease will expire", resources(), failure);
+                return false;
+            });
+        } catch (RuntimeException ex) {
+            logger.warn("Could not release {}; its lease will expire", resources(), ex);
+            return CompletableFuture.completedFuture(false);
+        }
+    }
+
+    /** "lock 'a'" or "locks 'a', 'b'", for messages. */
+    String resources() {
+        return ((this.leases.size() == 1) ? "lock " : "locks ")
+                + this.leases.stream()
+                        .map(lease -> "'" + lease.resource() + "'")
+                        .collect(Collectors.joining(", "));
+    }
+
+    /** "fencing token 7" or "fencing tokens 7, 9", in the order of {@link #resources()}. */
+    String tokens() {
+        return ((this.leases.size() == 1) ? "fencing token " : "fencing tokens ")
+                + this.leases.stream()
+                        .map(lease -> String.valueOf(lease.fencingToken()))
+                        .collect(Collectors.joining(", "));
+    }
+}
