@@ -128,6 +128,21 @@ public final class FencingContext {
         return (fences != null) ? Optional.ofNullable(fences.peekLast()) : Optional.empty();
     }
 
+    /**
+     * The innermost fence of the current thread whose token fences writes ({@link
+     * Fence#fencesWrites()}): a shared lock or a permit taken inside an exclusive lock does not lend
+     * its token to the exclusive lock's writes.
+     */
+    public static Optional<Fence> writeFence() {
+        List<Fence> fences = all();
+        for (int i = fences.size() - 1; i >= 0; i--) {
+            if (fences.get(i).fencesWrites()) {
+                return Optional.of(fences.get(i));
+            }
+        }
+        return Optional.empty();
+    }
+
     /** All fences of the current thread, outermost first. */
     public static List<Fence> all() {
         Deque<Fence> fences = FENCES.get();

@@ -112,7 +112,7 @@ final class FencedStatement extends FencedJdbcObject {
 
     /** A row-fenced update that changed no row: a newer holder wrote the row with a larger token. */
     private FencingTokenRejectedException rowRejected(String fencedRow) {
-        Fence fence = FencingContext.current().orElse(null);
+        Fence fence = FencingContext.writeFence().orElse(null);
         String resource = (fence != null) ? fence.resource() : "?";
         long token = (fence != null) ? fence.token() : -1;
         return this.connection.reported(new FencingTokenRejectedException(

@@ -47,15 +47,21 @@ public final class FencedWrites {
     }
 
     /**
-     * The token of the current thread's innermost fence.
+     * The token of the current thread's innermost exclusive fence ({@link FencingContext#writeFence()}).
      *
-     * @throws LockException when the thread works under no fence
+     * @throws LockException when the thread works under no fence, or only under shared locks and
+     *     permits, whose tokens cannot fence a write
      * @throws FencingTokenRejectedException when that fence's lock is already known to be lost
      */
     public static long token() {
-        Fence fence = FencingContext.current()
-                .orElseThrow(() -> new LockException("No fencing token: this thread holds no lock in FencingContext;"
-                        + " run the write inside @DistributedLock or FencingContext.open(lease)"));
+        Fence fence = FencingContext.writeFence()
+                .orElseThrow(() -> FencingContext.current().isPresent()
+                        ? new LockException(
+                                "No fencing token: this thread holds only shared locks or semaphore permits,"
+                                        + " whose tokens cannot fence a write (several holders have them at once); write under an"
+                                        + " exclusive lock")
+                        : new LockException("No fencing token: this thread holds no lock in FencingContext;"
+                                + " run the write inside @DistributedLock or FencingContext.open(lease)"));
         return validToken(fence);
     }
 
@@ -70,17 +76,22 @@ public final class FencedWrites {
                 .orElseThrow(() -> new LockException("No fencing token for '" + resource
                         + "': this thread holds no lock on it in FencingContext; acquire it first"
                         + " (@DistributedLock or FencingContext.open(lease))"));
+        if (!fence.fencesWrites()) {
+            throw new LockException("The lock on '" + resource + "' is shared or a semaphore permit: its token"
+                    + " cannot fence a write, because several holders have such tokens at once. Write under an"
+                    + " exclusive lock.");
+        }
         return validToken(fence);
     }
 
     /**
-     * Checks the row count of a fenced update of the current thread's innermost fence.
+     * Checks the row count of a fenced update of the current thread's innermost exclusive fence.
      *
      * @return {@code updatedRows}, when positive
      * @throws FencingTokenRejectedException when no row was updated
      */
     public static long requireAccepted(long updatedRows) {
-        Fence fence = FencingContext.current()
+        Fence fence = FencingContext.writeFence()
                 .orElseThrow(() -> new LockException("No fencing token: this thread holds no lock in FencingContext"));
         return requireAccepted(updatedRows, fence.resource());
     }

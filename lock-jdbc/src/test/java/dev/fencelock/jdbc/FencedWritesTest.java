@@ -67,6 +67,34 @@ class FencedWritesTest {
     }
 
     @Test
+    void aSharedLockOrAPermitInsideAnExclusiveLockDoesNotLendItsTokenToWrites() {
+        StubLease order = new StubLease("order:1", 100);
+        StubLease catalog = new StubLease("catalog", 250, false);
+        try (FencingContext.Scope outer = FencingContext.open(order.lease());
+                FencingContext.Scope inner = FencingContext.open(catalog.lease())) {
+            // A reader's newer token would pass a row the exclusive holder's successor fenced.
+            assertThat(FencedWrites.token()).isEqualTo(100);
+            assertThatThrownBy(() -> FencedWrites.token("catalog"))
+                    .isInstanceOf(LockException.class)
+                    .hasMessageContaining("'catalog'")
+                    .hasMessageContaining("cannot fence a write");
+            assertThatThrownBy(() -> FencedWrites.requireAccepted(0))
+                    .isInstanceOf(FencingTokenRejectedException.class)
+                    .hasMessageContaining("order:1");
+        }
+    }
+
+    @Test
+    void onlySharedLocksGiveNoTokenForWrites() {
+        StubLease catalog = new StubLease("catalog", 250, false);
+        try (FencingContext.Scope scope = FencingContext.open(catalog.lease())) {
+            assertThatThrownBy(FencedWrites::token)
+                    .isInstanceOf(LockException.class)
+                    .hasMessageContaining("cannot fence a write");
+        }
+    }
+
+    @Test
     void tokenWithoutAFenceIsAnError() {
         assertThatThrownBy(FencedWrites::token)
                 .isInstanceOf(LockException.class)

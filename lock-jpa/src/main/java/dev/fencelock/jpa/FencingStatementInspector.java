@@ -76,7 +76,8 @@ public final class FencingStatementInspector implements StatementInspector {
         }
         String table = normalise(sql.substring(write.start(1), write.end(1)));
         String column = this.columns.get(table);
-        Optional<Fence> fence = FencingContext.current();
+        // Only an exclusive lock's token fences a write; a shared lock inside it must not lend its own.
+        Optional<Fence> fence = FencingContext.writeFence();
         if (column == null || fence.isEmpty()) {
             return sql;
         }

@@ -29,7 +29,7 @@ public class FencingTokenListener {
 
     @PrePersist
     public void beforeInsert(Object entity) {
-        if (FencingContext.current().isPresent()) {
+        if (FencingContext.writeFence().isPresent()) {
             stamp(entity);
         }
     }

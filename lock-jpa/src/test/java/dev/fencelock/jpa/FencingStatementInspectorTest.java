@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.fencelock.FencingContext;
 import dev.fencelock.FencingContext.Fence;
 import dev.fencelock.LockException;
+import dev.fencelock.LockLease;
 import dev.fencelock.jdbc.FencedRowComment;
+import java.lang.reflect.Proxy;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -33,6 +35,38 @@ class FencingStatementInspectorTest {
         String sql = this.inspector.inspect("update stock set qty=?,fence_token=? where sku=?");
         assertThat(sql).startsWith("update stock set qty=?,fence_token=? where (sku=?) and fence_token<=7");
         assertThat(FencedRowComment.fencedRow(sql)).isEqualTo("stock.fence_token");
+    }
+
+    @Test
+    void aSharedLockInsideTheExclusiveOneDoesNotLendItsTokenToTheUpdate() {
+        // A reader's (newer) token would pass a row that the exclusive lock's next holder fenced.
+        try (FencingContext.Scope shared = FencingContext.push(new Fence("catalog", 250, sharedLease()))) {
+            assertThat(this.inspector.inspect("update stock set qty=? where sku=?"))
+                    .startsWith("update stock set qty=? where (sku=?) and fence_token<=7");
+        }
+    }
+
+    @Test
+    void underOnlyASharedLockTheUpdateIsNotFencedWithItsToken() {
+        this.fence.close();
+        try (FencingContext.Scope shared = FencingContext.push(new Fence("catalog", 250, sharedLease()))) {
+            assertThat(this.inspector.inspect("update stock set qty=? where sku=?"))
+                    .doesNotContain("250");
+        }
+    }
+
+    /** A lease of one of several holders (a reader); only what the inspector may read is answered. */
+    private static LockLease sharedLease() {
+        return (LockLease) Proxy.newProxyInstance(
+                FencingStatementInspectorTest.class.getClassLoader(),
+                new Class<?>[] {LockLease.class},
+                (proxy, method, args) -> switch (method.getName()) {
+                    case "isExclusive" -> false;
+                    case "isValid" -> true;
+                    case "hashCode" -> System.identityHashCode(proxy);
+                    case "equals" -> proxy == args[0];
+                    default -> throw new UnsupportedOperationException(method.getName());
+                });
     }
 
     @Test
