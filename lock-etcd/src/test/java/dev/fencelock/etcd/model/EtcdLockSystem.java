@@ -8,7 +8,10 @@ import dev.fencelock.test.fault.GrpcFaultProxy;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.WatchOption;
+import io.etcd.jetcd.watch.WatchEvent;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -17,10 +20,14 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * Three clients on a real etcd cluster, each reaching every member through a {@link
@@ -156,6 +163,56 @@ final class EtcdLockSystem implements LockSystem, AutoCloseable {
         @Override
         public int abandonMarkers() {
             return read(this.namespace + "/abandoned/", true).size();
+        }
+
+        /**
+         * Replays the namespace's history with a watch from revision 1 (these tests never compact),
+         * until it has been quiet for a moment. Events of one revision were one Txn.
+         */
+        @Override
+        public List<String> history() {
+            String prefix = this.namespace + "/";
+            List<String> events = new CopyOnWriteArrayList<>();
+            AtomicLong lastEvent = new AtomicLong(System.nanoTime());
+            Watch.Watcher watcher = observer.getWatchClient()
+                    .watch(
+                            ByteSequence.from(prefix, StandardCharsets.UTF_8),
+                            WatchOption.builder()
+                                    .isPrefix(true)
+                                    .withRevision(1)
+                                    .withPrevKV(true)
+                                    .build(),
+                            Watch.listener(response -> {
+                                response.getEvents().forEach(event -> events.add(describe(event, prefix)));
+                                lastEvent.set(System.nanoTime());
+                            }));
+            try {
+                // Diagnostics on the way to a failure: the replay ends when nothing more comes.
+                Awaitility.await()
+                        .pollInSameThread()
+                        .atMost(Duration.ofSeconds(5))
+                        .until(() -> System.nanoTime() - lastEvent.get() > TimeUnit.MILLISECONDS.toNanos(300));
+            } catch (ConditionTimeoutException stillComing) {
+                events.add("(history cut short)");
+            } finally {
+                watcher.close();
+            }
+            return events;
+        }
+
+        private static String describe(WatchEvent event, String prefix) {
+            KeyValue kv = event.getKeyValue();
+            String key = kv.getKey().toString(StandardCharsets.UTF_8).substring(prefix.length());
+            if (event.getEventType() == WatchEvent.EventType.PUT) {
+                Matcher instance = INSTANCE.matcher(kv.getValue().toString(StandardCharsets.UTF_8));
+                return "rev " + kv.getModRevision() + " put " + key + " lease " + kv.getLease()
+                        + (instance.find() ? " by c" + instance.group(1) : "");
+            }
+            KeyValue before = event.getPrevKV();
+            return "rev " + kv.getModRevision() + " delete " + key
+                    + ((before != null && before.getCreateRevision() != 0)
+                            ? " (created at rev " + before.getCreateRevision() + ", lease " + before.getLease() + ")"
+                            : "");
         }
 
         /** A linearizable read of every key under {@code prefix}, oldest first. */

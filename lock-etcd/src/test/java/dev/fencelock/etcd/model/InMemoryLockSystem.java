@@ -145,6 +145,11 @@ final class InMemoryLockSystem implements LockSystem {
         }
 
         @Override
+        public List<String> history() {
+            return List.of();
+        }
+
+        @Override
         public void keepAlives(int client, boolean flowing) {
             if (flowing) {
                 this.backends.get(client).resumeRenewals();

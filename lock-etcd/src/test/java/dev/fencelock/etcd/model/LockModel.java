@@ -6,6 +6,7 @@ import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -182,10 +183,15 @@ final class LockModel {
         end(acquisition, State.WITHDRAWN, "cancel");
     }
 
-    /** The session lease of {@code client} ran out: its locks are lost and its waiters fail. */
-    List<Acquisition> sessionLost(int client, String why) {
-        List<Acquisition> affected = live(client);
-        // Its waiters go first: none of them may be handed a lock its own session just lost.
+    /**
+     * The session leases of {@code clients} ran out (one fault may take several): their locks are
+     * lost and their waiters fail. All their waiters go first: none of them may be handed a lock
+     * that a session lost in the same fault held.
+     */
+    void sessionsLost(Set<Integer> clients, String why) {
+        List<Acquisition> affected = this.acquisitions.stream()
+                .filter(a -> clients.contains(a.client) && a.isLive())
+                .toList();
         for (Acquisition acquisition : affected) {
             if (acquisition.state == State.WAITING) {
                 end(acquisition, State.WITHDRAWN, why);
@@ -196,7 +202,6 @@ final class LockModel {
                 end(acquisition, State.LOST, why);
             }
         }
-        return affected;
     }
 
     /** An operator deletes the holder's key; returns the holder, if there was one. */

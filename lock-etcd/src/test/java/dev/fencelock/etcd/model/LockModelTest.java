@@ -6,6 +6,7 @@ import dev.fencelock.etcd.model.LockModel.AcquireOutcome;
 import dev.fencelock.etcd.model.LockModel.Acquisition;
 import dev.fencelock.etcd.model.LockModel.State;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** The model is the oracle of every check, so what it predicts is checked first. */
@@ -82,12 +83,25 @@ class LockModelTest {
         Acquisition ownWaiter = this.model.acquire(0, "r0", null).acquisition();
         Acquisition otherWaiter = this.model.acquire(1, "r0", null).acquisition();
 
-        this.model.sessionLost(0, "expiry");
+        this.model.sessionsLost(Set.of(0), "expiry");
 
         assertThat(held.state).isEqualTo(State.LOST);
         assertThat(ownWaiter.state).isEqualTo(State.WITHDRAWN);
         assertThat(otherWaiter.state).isEqualTo(State.HELD);
         assertThat(this.model.release(held)).isFalse();
+    }
+
+    @Test
+    void sessionsLostInOneFaultHandNothingToEachOther() {
+        Acquisition first = grant(0, "r0", null, 10);
+        Acquisition second = this.model.acquire(1, "r0", null).acquisition();
+        Acquisition third = this.model.acquire(2, "r0", null).acquisition();
+
+        this.model.sessionsLost(Set.of(0, 1), "fault");
+
+        assertThat(first.state).isEqualTo(State.LOST);
+        assertThat(second.state).isEqualTo(State.WITHDRAWN);
+        assertThat(third.state).isEqualTo(State.HELD);
     }
 
     @Test

@@ -20,8 +20,9 @@ final class RunStats {
 
     private long monitorSamples;
 
-    synchronized void script() {
-        this.scripts++;
+    /** Counts a script; returns how many were started so far. */
+    synchronized int script() {
+        return ++this.scripts;
     }
 
     synchronized void executed(Kind kind) {

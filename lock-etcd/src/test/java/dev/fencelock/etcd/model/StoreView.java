@@ -26,4 +26,7 @@ interface StoreView {
 
     /** How many abandon markers the run's namespace holds. */
     int abandonMarkers();
+
+    /** Every put and delete in the run's namespace so far, oldest first, to explain a failure; empty where unknown. */
+    List<String> history();
 }
