@@ -161,8 +161,13 @@ final class EtcdLockSystem implements LockSystem, AutoCloseable {
         }
 
         @Override
-        public int abandonMarkers() {
-            return read(this.namespace + "/abandoned/", true).size();
+        public List<String> abandoned() {
+            String prefix = this.namespace + "/abandoned/";
+            return read(prefix, true).stream()
+                    .map(kv -> kv.getKey().toString(StandardCharsets.UTF_8).substring(prefix.length()))
+                    .map(key -> decode(key.substring(0, key.indexOf('/'))) + "/"
+                            + decode(key.substring(key.indexOf('/') + 1)))
+                    .toList();
         }
 
         /**

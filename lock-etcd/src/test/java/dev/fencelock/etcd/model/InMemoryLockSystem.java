@@ -140,8 +140,8 @@ final class InMemoryLockSystem implements LockSystem {
         }
 
         @Override
-        public int abandonMarkers() {
-            return 0;
+        public List<String> abandoned() {
+            return List.of();
         }
 
         @Override

@@ -3,6 +3,7 @@ package dev.fencelock.etcd.model;
 import static org.quicktheories.QuickTheory.qt;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -25,8 +26,21 @@ final class ModelCheck {
 
     private static final Logger logger = LoggerFactory.getLogger(ModelCheck.class);
 
-    /** How large a check is. */
-    record Settings(int examples, int maxSteps, Duration budget, long seed, int shrinkCycles) {
+    /**
+     * How large a check is.
+     *
+     * @param keepGoing whether to record a failure and search on with the next seed, until the
+     *     examples or the time are used up (a long run), instead of stopping at the first
+     * @param shrinkRuns how many runs {@link ScriptShrinker} may spend on one failure
+     */
+    record Settings(
+            int examples,
+            int maxSteps,
+            Duration budget,
+            long seed,
+            int shrinkCycles,
+            boolean keepGoing,
+            int shrinkRuns) {
 
         /** The given size, unless system properties ask for another. */
         static Settings of(int examples, int maxSteps, Duration budget) {
@@ -35,42 +49,87 @@ final class ModelCheck {
                     Integer.getInteger("fencelock.model.steps", maxSteps),
                     Duration.ofSeconds(Long.getLong("fencelock.model.seconds", budget.toSeconds())),
                     Long.getLong("fencelock.model.seed", System.nanoTime()),
-                    Integer.getInteger("fencelock.model.shrinks", 40));
+                    Integer.getInteger("fencelock.model.shrinks", 40),
+                    Boolean.getBoolean("fencelock.model.keepGoing"),
+                    Integer.getInteger("fencelock.model.shrinkRuns", 200));
         }
     }
 
     private ModelCheck() {}
 
-    /** Runs the check; returns its figures, or fails with a minimal script. */
+    /**
+     * Runs the check; returns its figures, or fails with the minimal script of each failure
+     * found. Runs that QuickTheories and {@link ScriptShrinker} make while shrinking are not
+     * counted in the figures.
+     */
     static RunStats check(LockSystem system, Settings settings) {
         RunStats stats = new RunStats();
-        FirstFailure failure = new FirstFailure();
-        qt().withFixedSeed(settings.seed())
-                .withExamples(settings.examples())
-                .withTestingTime(settings.budget().toMillis(), TimeUnit.MILLISECONDS)
-                .withShrinkCycles(settings.shrinkCycles())
-                .withReporter(failure)
-                .forAll(new StepGenerator(system.members()).scripts(settings.maxSteps()))
-                .checkAssert(script -> ModelRun.run(system, script, stats));
-        logger.info("Model check on {} (seed {}): {}", system.describe(), settings.seed(), stats);
-        if (failure.script != null && failure.cause != null) {
-            throw minimal(system, settings, failure);
+        RunStats shrinking = new RunStats();
+        List<ScriptFailure> failures = new ArrayList<>();
+        long deadline = System.nanoTime() + settings.budget().toNanos();
+        long seed = settings.seed();
+        while (true) {
+            FirstFailure failure = new FirstFailure();
+            int examplesLeft = settings.examples() - stats.scripts();
+            long millisLeft = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+            if (examplesLeft <= 0 || millisLeft <= 0) {
+                break;
+            }
+            qt().withFixedSeed(seed)
+                    .withExamples(examplesLeft)
+                    .withTestingTime(millisLeft, TimeUnit.MILLISECONDS)
+                    .withShrinkCycles(settings.shrinkCycles())
+                    .withReporter(failure)
+                    .forAll(new StepGenerator(system.members()).scripts(settings.maxSteps()))
+                    .checkAssert(script -> {
+                        // Once a script failed, QuickTheories' further runs are shrinking it.
+                        try {
+                            ModelRun.run(system, script, failure.failing ? shrinking : stats);
+                        } catch (RuntimeException | AssertionError broken) {
+                            failure.failing = true;
+                            throw broken;
+                        }
+                        if (!failure.failing && stats.scripts() % 100 == 0) {
+                            logger.info("Model check on {}, so far: {}", system.describe(), stats);
+                        }
+                    });
+            if (failure.script == null || failure.cause == null) {
+                break;
+            }
+            ScriptFailure found = minimal(system, settings, failure, shrinking);
+            failures.add(found);
+            logger.error(
+                    "Model check on {}: failure {} found: {}", system.describe(), failures.size(), found.getMessage());
+            if (!settings.keepGoing()) {
+                break;
+            }
+            seed++;
+        }
+        logger.info(
+                "Model check on {} (seed {}): {}; {} failures",
+                system.describe(),
+                settings.seed(),
+                stats,
+                failures.size());
+        if (!failures.isEmpty()) {
+            ScriptFailure first = failures.get(0);
+            failures.subList(1, failures.size()).forEach(first::addSuppressed);
+            throw first;
         }
         return stats;
     }
 
-    private static ScriptFailure minimal(LockSystem system, Settings settings, FirstFailure found) {
-        RunStats discarded = new RunStats();
+    private static ScriptFailure minimal(LockSystem system, Settings settings, FirstFailure found, RunStats shrinking) {
         ScriptShrinker shrinker = new ScriptShrinker(
                 script -> {
                     try {
-                        ModelRun.run(system, script, discarded);
+                        ModelRun.run(system, script, shrinking);
                         return null;
-                    } catch (Throwable failure) {
+                    } catch (RuntimeException | AssertionError failure) {
                         return failure;
                     }
                 },
-                200,
+                settings.shrinkRuns(),
                 Duration.ofMinutes(15));
         ScriptShrinker.Shrunk shrunk = shrinker.shrink(found.script, found.cause);
         // Printed as performed: a release by a client with nothing on the step's resource names the one it released.
@@ -120,6 +179,9 @@ final class ModelCheck {
 
         @Nullable
         Throwable cause;
+
+        /** Set when a script failed: QuickTheories shrinks it from then on. */
+        boolean failing;
 
         long seed;
 

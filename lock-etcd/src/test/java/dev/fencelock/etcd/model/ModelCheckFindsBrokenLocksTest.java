@@ -12,7 +12,7 @@ class ModelCheckFindsBrokenLocksTest {
 
     @Test
     void aLockWithoutMutualExclusionFailsWithATwoStepScript() {
-        ModelCheck.Settings settings = new ModelCheck.Settings(200, 12, Duration.ofSeconds(60), 18L, 40);
+        ModelCheck.Settings settings = new ModelCheck.Settings(200, 12, Duration.ofSeconds(60), 18L, 40, false, 200);
 
         ModelCheck.ScriptFailure failure = catchThrowableOfType(
                 ModelCheck.ScriptFailure.class,

@@ -33,8 +33,6 @@ import java.util.stream.IntStream;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionTimeoutException;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Runs one script against a {@link LockSystem} and the {@link LockModel} side by side. After every
@@ -56,8 +54,6 @@ import org.slf4j.LoggerFactory;
  * client's session lease, and then whole: all its locks lost and all its waiters failed.
  */
 final class ModelRun {
-
-    private static final Logger logger = LoggerFactory.getLogger(ModelRun.class);
 
     private static final AtomicLong RUNS = new AtomicLong();
 
@@ -129,9 +125,7 @@ final class ModelRun {
 
     /** Runs {@code script}; throws an {@link AssertionError} that names the step and what went wrong. */
     static void run(LockSystem system, List<Step> script, RunStats stats) {
-        if (stats.script() % 100 == 0) {
-            logger.info("Model check on {}, so far: {}", system.describe(), stats);
-        }
+        stats.script();
         try (LockSystem.Run run = system.start(Long.toString(RUNS.incrementAndGet()))) {
             ModelRun modelRun = new ModelRun(system, run, stats);
             try {
@@ -200,13 +194,20 @@ final class ModelRun {
     private Step acquire(Step step, @Nullable String requestId) {
         int c = step.client();
         String resource = step.resourceName();
-        LockModel.Acquire expected = this.model.acquire(c, resource, requestId);
-        Acquisition acquisition = expected.acquisition();
         LockRequest.Builder request = LockRequest.builder(resource).waitTimeout(ModelClients.WAIT);
         if (requestId != null) {
             request.requestId(requestId);
         }
+        // Read first: a marker appears no later than its key goes, and every step waits for that.
+        boolean abandoned = requestId != null && this.run.store().abandoned().contains(resource + "/" + requestId);
         CompletableFuture<LockLease> future = this.clients.get(c).acquireAsync(request.build());
+        if (abandoned && refusedAsAbandoned(future, resource, requestId)) {
+            this.trace.add(
+                    "   (refused: " + requestId + " was abandoned with an unknown outcome, and its marker lives)");
+            return step;
+        }
+        LockModel.Acquire expected = this.model.acquire(c, resource, requestId);
+        Acquisition acquisition = expected.acquisition();
         switch (expected.outcome()) {
             case GRANTED, REENTERED -> hold(c, acquisition, awaitLease(future, acquisition), true);
             case QUEUED, JOINED -> {
@@ -224,6 +225,34 @@ final class ModelRun {
             }
         }
         return step;
+    }
+
+    /**
+     * An earlier acquisition with this id was cancelled while its put's outcome was unknown, and
+     * abandoned: until its marker expires, the id may be refused. Waits until the acquire either
+     * failed or put its key, and says whether it was refused.
+     */
+    private boolean refusedAsAbandoned(CompletableFuture<LockLease> future, String resource, String requestId) {
+        awaitUntil("the acquire of an abandoned id to be refused or to put its key", () -> {
+            if (future.isDone()) {
+                return null;
+            }
+            for (StoredKey key : this.run.store().locks().getOrDefault(resource, List.of())) {
+                if (key.requestId().equals(requestId)) {
+                    return null;
+                }
+            }
+            return "neither refused nor put";
+        });
+        if (!future.isCompletedExceptionally()) {
+            return false;
+        }
+        Throwable failure = awaitFailure(future, "the acquire of abandoned id " + requestId);
+        if (!(failure instanceof LockException)
+                || !String.valueOf(failure.getMessage()).contains("abandoned")) {
+            fail("an acquire with abandoned id " + requestId + " of " + resource + " failed with " + failure);
+        }
+        return true;
     }
 
     private @Nullable Step renew(Step step) {
@@ -578,8 +607,8 @@ final class ModelRun {
         });
         awaitUntil("no key left behind", () -> {
             Map<String, List<StoredKey>> locks = this.run.store().locks();
-            int markers = this.run.store().abandonMarkers();
-            return (locks.isEmpty() && markers == 0) ? null : "left behind: " + locks + ", " + markers + " markers";
+            List<String> markers = this.run.store().abandoned();
+            return (locks.isEmpty() && markers.isEmpty()) ? null : "left behind: " + locks + ", markers " + markers;
         });
         failIfMonitorSawOverlap();
     }

@@ -20,9 +20,8 @@ final class RunStats {
 
     private long monitorSamples;
 
-    /** Counts a script; returns how many were started so far. */
-    synchronized int script() {
-        return ++this.scripts;
+    synchronized void script() {
+        this.scripts++;
     }
 
     synchronized void executed(Kind kind) {
@@ -39,6 +38,10 @@ final class RunStats {
 
     synchronized void monitorSamples(long samples) {
         this.monitorSamples += samples;
+    }
+
+    synchronized int scripts() {
+        return this.scripts;
     }
 
     synchronized int steps() {

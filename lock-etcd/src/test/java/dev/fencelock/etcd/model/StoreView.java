@@ -24,8 +24,11 @@ interface StoreView {
     /** Every lock key of the run's namespace, by resource, each resource's keys oldest first. */
     Map<String, List<StoredKey>> locks();
 
-    /** How many abandon markers the run's namespace holds. */
-    int abandonMarkers();
+    /**
+     * The abandon markers of the run's namespace, as {@code resource/requestId}: while one lives, a
+     * put of that request id is refused (its earlier put had an unknown outcome and was abandoned).
+     */
+    List<String> abandoned();
 
     /** Every put and delete in the run's namespace so far, oldest first, to explain a failure; empty where unknown. */
     List<String> history();
