@@ -2,6 +2,7 @@ package dev.fencelock.test.fault;
 
 import io.grpc.CallOptions;
 import io.grpc.ClientCall;
+import io.grpc.ConnectivityState;
 import io.grpc.HandlerRegistry;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
@@ -23,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
@@ -180,6 +182,37 @@ public final class GrpcFaultProxy implements AutoCloseable {
     public int refusedCalls(String method) {
         AtomicInteger count = this.refused.get(method);
         return (count != null) ? count.get() : 0;
+    }
+
+    /**
+     * Connects to the member again at once, instead of after gRPC's reconnect back-off (up to
+     * minutes once it grew), and waits until the connection is up. A member that was restarted is
+     * otherwise unreachable through this proxy for a while after it became healthy.
+     *
+     * @return whether the connection is up within {@code timeout}
+     */
+    public boolean reconnect(java.time.Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        ConnectivityState state = this.upstream.getState(true);
+        while (state != ConnectivityState.READY) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            CountDownLatch changed = new CountDownLatch(1);
+            this.upstream.notifyWhenStateChanged(state, changed::countDown);
+            if (state == ConnectivityState.TRANSIENT_FAILURE || state == ConnectivityState.IDLE) {
+                this.upstream.resetConnectBackoff();
+            }
+            try {
+                changed.await(Math.min(left, TimeUnit.MILLISECONDS.toNanos(200)), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+            state = this.upstream.getState(true);
+        }
+        return true;
     }
 
     @Override
