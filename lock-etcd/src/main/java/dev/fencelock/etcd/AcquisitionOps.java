@@ -65,6 +65,20 @@ final class AcquisitionOps {
                         .build());
     }
 
+    /** Reads the predecessor of the key created at {@code revision}: the newest key of the resource older than it. */
+    Op predecessorRead(long revision) {
+        return Op.get(
+                EtcdCalls.bytes(this.prefix),
+                GetOption.builder()
+                        .isPrefix(true)
+                        .withMaxCreateRevision(revision - 1)
+                        .withSortField(GetOption.SortTarget.CREATE)
+                        .withSortOrder(GetOption.SortOrder.DESCEND)
+                        .withKeysOnly(true)
+                        .withLimit(1)
+                        .build());
+    }
+
     private String holderRecord() {
         return "{\"instance\":\"" + jsonEscape(this.instanceId) + "\",\"acquiredAt\":\"" + Instant.now()
                 + "\",\"ttlSeconds\":" + this.command.ttlSeconds() + "}";

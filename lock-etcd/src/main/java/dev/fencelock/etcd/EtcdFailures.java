@@ -2,6 +2,7 @@ package dev.fencelock.etcd;
 
 import dev.fencelock.LockBackendUnavailableException;
 import dev.fencelock.LockException;
+import dev.fencelock.ResourceName;
 import io.etcd.jetcd.common.exception.EtcdException;
 import io.grpc.Status;
 import java.util.List;
@@ -97,6 +98,22 @@ final class EtcdFailures {
             }
         }
         return false;
+    }
+
+    /**
+     * Why an acquisition ends without the lock after etcd refused or failed its puts {@code tries}
+     * times until its deadline; {@code nothingWritten} when every put's answer proved nothing was.
+     */
+    static LockBackendUnavailableException refusedUntilDeadline(
+            List<String> endpoints, ResourceName resource, int tries, Throwable refusal, boolean nothingWritten) {
+        return new LockBackendUnavailableException(
+                nothingWritten
+                        ? "etcd " + endpoints + " refused the acquisition of lock '" + resource + "' " + tries
+                                + " times within its wait time (overloaded: " + reasonOf(refusal)
+                                + "); nothing was written"
+                        : "etcd " + endpoints + " was unavailable for the acquisition of lock '" + resource
+                                + "' within its wait time, after " + tries + " tries: " + reasonOf(refusal),
+                refusal);
     }
 
     /** The message of the innermost cause, for errors that name why etcd refused. */

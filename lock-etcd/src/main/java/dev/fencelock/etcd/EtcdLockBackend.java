@@ -86,7 +86,7 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
 
     private final HeldKeysWatch heldKeys;
 
-    private final AcquireAttempt.Collaborators attempts;
+    private final AttemptCollaborators attempts;
 
     EtcdLockBackend(EtcdLockBackendBuilder builder, Client client, boolean ownsClient, EtcdRefusals.Identity identity) {
         this.calls = new EtcdCalls(client, identity, builder.requestTimeout, builder.attemptTimeout);
@@ -110,7 +110,7 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
                                 .anyMatch(attempt -> attempt.key().equals(key)),
                         builder.sweepInterval)
                 .start();
-        this.attempts = new AcquireAttempt.Collaborators(
+        this.attempts = new AttemptCollaborators(
                 this.calls,
                 this.sessions,
                 this.puts,
