@@ -4,6 +4,7 @@ import dev.fencelock.LockAcquisitionTimeoutException;
 import dev.fencelock.LockBackendUnavailableException;
 import dev.fencelock.LockException;
 import dev.fencelock.LockLostException;
+import dev.fencelock.LockOutcomeUnknownException;
 import dev.fencelock.spi.AcquireCommand;
 import dev.fencelock.spi.BackendLock;
 import io.etcd.jetcd.KeyValue;
@@ -446,7 +447,24 @@ final class AcquireAttempt implements QueueWaiter {
     }
 
     void fail(Throwable failure) {
-        this.result.completeExceptionally(failure);
+        this.result.completeExceptionally(withOutcome(failure));
+    }
+
+    /** An unavailable store's failure, told apart as an unknown outcome when this attempt's put may have been applied. */
+    private Throwable withOutcome(Throwable failure) {
+        LockException known = EtcdFailures.lockExceptionIn(failure);
+        if (!(known instanceof LockBackendUnavailableException)
+                || known instanceof LockOutcomeUnknownException
+                || !putOutcomeUnknown()) {
+            return failure;
+        }
+        return new LockOutcomeUnknownException(
+                known.getMessage() + " Its write may have been applied: the key is removed in the background"
+                        + (this.command.generatedRequestId()
+                                ? "."
+                                : ", unless a retry with request id '" + this.command.requestId()
+                                        + "' adopts it first."),
+                known);
     }
 
     /**

@@ -37,6 +37,20 @@ final class EtcdFailures {
         return anyCause(failure, cause -> hasCode(cause, Status.Code.UNAVAILABLE));
     }
 
+    /**
+     * Whether {@code failure} says the request could not commit for want of a leader: etcd refused it
+     * as {@code UNAVAILABLE} with a reason of its own ({@code etcdserver: no leader}, {@code leader
+     * changed}, {@code request timed out}), or it got no answer in time. A connection that failed
+     * under it ({@code UNAVAILABLE} from gRPC, a member that is down) is not such a sign.
+     */
+    static boolean isWithoutLeader(Throwable failure) {
+        return isNoAnswer(failure)
+                || anyCause(
+                        failure,
+                        cause -> hasCode(cause, Status.Code.UNAVAILABLE)
+                                && String.valueOf(cause.getMessage()).contains("etcdserver: "));
+    }
+
     /** Whether the request timed out on our side ({@link NoAnswerException}): its outcome is unknown. */
     static boolean isNoAnswer(Throwable failure) {
         return anyCause(failure, cause -> cause instanceof NoAnswerException);
