@@ -7,6 +7,7 @@ import dev.fencelock.autoconfigure.FenceLockProperties;
 import dev.fencelock.autoconfigure.OnLockBackendCondition;
 import dev.fencelock.etcd.EtcdLockBackend;
 import dev.fencelock.etcd.EtcdLockBackendBuilder;
+import dev.fencelock.spi.BackendEventListener;
 import dev.fencelock.spi.LockBackend;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -27,7 +28,8 @@ import org.springframework.context.annotation.Conditional;
  * own {@link LockBackend} or {@link LockClient}. Unless {@code fencelock.etcd.verify-on-startup} is
  * off, startup stops when etcd refuses the connection, the credentials or the namespace. At startup,
  * every etcd backend of the application (its own ones included) is checked for a namespace nested
- * with another ({@link EtcdNamespaceCheck}).
+ * with another ({@link EtcdNamespaceCheck}). Every {@link BackendEventListener} bean (the backend's
+ * meters) receives what the backend sees of etcd, in {@code @Order} order.
  */
 @AutoConfiguration(before = FenceLockAutoConfiguration.class, after = SslAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "fencelock.enabled", matchIfMissing = true)
@@ -48,7 +50,8 @@ public final class FenceLockEtcdAutoConfiguration {
     EtcdLockBackend etcdLockBackend(
             FenceLockProperties properties,
             EtcdConnectionDetails connectionDetails,
-            ObjectProvider<SslBundles> sslBundles) {
+            ObjectProvider<SslBundles> sslBundles,
+            ObjectProvider<BackendEventListener> backendEventListeners) {
         FenceLockEtcdProperties etcd = properties.getEtcd();
         EtcdLockBackendBuilder builder = EtcdLockBackend.builder()
                 .endpoints(connectionDetails.getEndpoints())
@@ -61,6 +64,7 @@ public final class FenceLockEtcdAutoConfiguration {
         if (username != null && password != null) {
             builder.credentials(username, password);
         }
+        backendEventListeners.orderedStream().forEach(builder::eventListener);
         SslBundle bundle = connectionDetails.getSslBundle();
         EtcdEndpointSchemes.check(connectionDetails.getEndpoints(), bundle != null);
         if (bundle != null) {
