@@ -40,6 +40,12 @@ final class CompositeLockEventListener implements LockEventListener {
     }
 
     @Override
+    public void acquireFailed(
+            ResourceName resource, String lockName, Throwable cause, Duration waited, boolean queued) {
+        each(listener -> listener.acquireFailed(resource, lockName, cause, waited, queued));
+    }
+
+    @Override
     public void released(LockLease lease, String lockName, Duration held, Duration took) {
         each(listener -> listener.released(lease, lockName, held, took));
     }

@@ -55,6 +55,8 @@ public final class LockClient implements AutoCloseable {
 
     private final WaiterAdmission admission;
 
+    private final HotResources hotResources;
+
     private final AtomicBoolean closed = new AtomicBoolean();
 
     /** The client's own callback thread, when no executor was configured; shut down with the client. */
@@ -64,24 +66,26 @@ public final class LockClient implements AutoCloseable {
             LockBackend backend,
             LockClientSettings settings,
             LockEventListener events,
+            HotResources hotResources,
             Executor callbackExecutor,
             @Nullable ExecutorService ownCallbackThread) {
         this.backend = backend;
         this.settings = settings;
         this.events = events;
+        this.hotResources = hotResources;
         this.callbackExecutor = callbackExecutor;
         this.ownCallbackThread = ownCallbackThread;
         this.admission = new WaiterAdmission(settings.maxWaitersPerResource());
     }
 
     static LockClient withOwnCallbackThread(
-            LockBackend backend, LockClientSettings settings, LockEventListener events) {
+            LockBackend backend, LockClientSettings settings, LockEventListener events, HotResources hotResources) {
         ExecutorService thread = Executors.newSingleThreadExecutor(runnable -> {
             Thread callbacks = new Thread(runnable, "fencelock-callbacks");
             callbacks.setDaemon(true);
             return callbacks;
         });
-        return new LockClient(backend, settings, events, thread, thread);
+        return new LockClient(backend, settings, events, hotResources, thread, thread);
     }
 
     /** Starts building a client over {@code backend}; the client closes the backend when it closes. */
@@ -255,6 +259,21 @@ public final class LockClient implements AutoCloseable {
             LockMode mode,
             int permits) {}
 
+    /**
+     * The resources this client's callers waited for most in the last few minutes, hottest first
+     * (at most {@link LockClientBuilder#hotResources(int)} of them; empty when that is zero). Kept
+     * in bounded memory whatever the number of resources; see {@link HotResource} for what the
+     * figures mean and how exact they are.
+     */
+    public List<HotResource> hotResources() {
+        return this.hotResources.ranking(this.admission::attemptsOn);
+    }
+
+    /** How many resources {@link #hotResources()} ranks at most; zero when it ranks none. */
+    public int hotResourceRanks() {
+        return this.hotResources.size();
+    }
+
     /** Number of acquisitions of this client currently in progress (waiting or in flight). */
     public int waitingCount() {
         return this.admission.waitingCount();
@@ -346,6 +365,7 @@ public final class LockClient implements AutoCloseable {
             return CompletableFuture.failedFuture(full);
         }
         long started = System.nanoTime();
+        int waiting = ticket.attemptsAtAdmission();
         CompletableFuture<LockLease> result = new CompletableFuture<>();
         CompletableFuture<BackendLock> pending;
         try {
@@ -357,9 +377,12 @@ public final class LockClient implements AutoCloseable {
         backendFuture.whenComplete((lock, failure) -> {
             ticket.leave();
             Duration waited = Duration.ofNanos(System.nanoTime() - started);
-            if (failure != null) {
-                Throwable cause = unwrap(failure);
-                this.events.acquireFailed(command.resource(), attempt.lockName(), cause, waited);
+            Throwable cause = (failure != null) ? unwrap(failure) : null;
+            this.hotResources.record(
+                    command.resource(), waited.toNanos(), waiting, cause instanceof LockAcquisitionTimeoutException);
+            if (cause != null) {
+                this.events.acquireFailed(
+                        command.resource(), attempt.lockName(), cause, waited, command.waitForRelease());
                 result.completeExceptionally(cause);
                 return;
             }

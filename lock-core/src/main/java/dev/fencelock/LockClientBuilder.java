@@ -27,6 +27,10 @@ public final class LockClientBuilder {
 
     private int maxResourceLength = ResourceName.DEFAULT_MAX_LENGTH;
 
+    private int hotResources = 10;
+
+    private Duration hotResourcesHalfLife = Duration.ofMinutes(1);
+
     private final List<LockEventListener> listeners = new ArrayList<>();
 
     private @Nullable Executor callbackExecutor;
@@ -83,6 +87,25 @@ public final class LockClientBuilder {
         return this;
     }
 
+    /**
+     * How many of the resources its callers wait for most the client ranks ({@link
+     * LockClient#hotResources()}, 10); zero keeps no ranking. It keeps eight counters per rank (at
+     * least 64), whatever the number of resources.
+     */
+    public LockClientBuilder hotResources(int size) {
+        if (size < 0 || size > 1_000) {
+            throw new IllegalArgumentException("hotResources must be between 0 and 1000, got " + size);
+        }
+        this.hotResources = size;
+        return this;
+    }
+
+    /** How long until a wait counts half in the hot-resource ranking (1 min): how far back the ranking looks. */
+    public LockClientBuilder hotResourcesHalfLife(Duration halfLife) {
+        this.hotResourcesHalfLife = positive(halfLife, "hotResourcesHalfLife");
+        return this;
+    }
+
     /** Adds a receiver of lock events, for metrics and audit; listeners are called in the order added. */
     public LockClientBuilder eventListener(LockEventListener listener) {
         this.listeners.add(Objects.requireNonNull(listener, "listener must not be null"));
@@ -118,9 +141,10 @@ public final class LockClientBuilder {
             case 1 -> this.listeners.get(0);
             default -> LockEventListener.composite(this.listeners);
         };
+        HotResources hot = new HotResources(this.hotResources, this.hotResourcesHalfLife, System::nanoTime);
         return (this.callbackExecutor != null)
-                ? new LockClient(this.backend, settings, events, this.callbackExecutor, null)
-                : LockClient.withOwnCallbackThread(this.backend, settings, events);
+                ? new LockClient(this.backend, settings, events, hot, this.callbackExecutor, null)
+                : LockClient.withOwnCallbackThread(this.backend, settings, events, hot);
     }
 
     private static Duration positive(Duration value, String name) {

@@ -26,6 +26,17 @@ public interface LockEventListener {
     default void acquireFailed(ResourceName resource, String lockName, Throwable cause, Duration waited) {}
 
     /**
+     * {@link #acquireFailed(ResourceName, String, Throwable, Duration)}, knowing whether the attempt
+     * would queue: {@code queued} is false for a try ({@link LockClient#tryAcquire}, or a zero wait
+     * timeout), whose {@link LockAcquisitionTimeoutException} means it found the lock held (a
+     * conflict) rather than that it waited in vain. The default calls the four-argument method.
+     */
+    default void acquireFailed(
+            ResourceName resource, String lockName, Throwable cause, Duration waited, boolean queued) {
+        acquireFailed(resource, lockName, cause, waited);
+    }
+
+    /**
      * The last hold of a lock was released after it was held for {@code held}; the store call took
      * {@code took}.
      */

@@ -27,13 +27,14 @@ final class WaiterAdmission {
      */
     Ticket admit(ResourceName resource) {
         AtomicInteger count = this.attempts.computeIfAbsent(resource, key -> new AtomicInteger());
-        if (count.incrementAndGet() > this.maxWaitersPerResource) {
+        int attempts = count.incrementAndGet();
+        if (attempts > this.maxWaitersPerResource) {
             endAttempt(resource, count);
             throw new LockQueueFullException("Lock '" + resource + "' already has " + this.maxWaitersPerResource
                     + " callers of this client waiting; raise max-waiters-per-resource or shed load");
         }
         this.waiting.incrementAndGet();
-        return new Ticket(resource, count);
+        return new Ticket(resource, count, attempts);
     }
 
     /** Number of admitted attempts, over all resources, that have not ended. */
@@ -65,9 +66,17 @@ final class WaiterAdmission {
 
         private final AtomicInteger count;
 
-        private Ticket(ResourceName resource, AtomicInteger count) {
+        private final int attemptsAtAdmission;
+
+        private Ticket(ResourceName resource, AtomicInteger count, int attemptsAtAdmission) {
             this.resource = resource;
             this.count = count;
+            this.attemptsAtAdmission = attemptsAtAdmission;
+        }
+
+        /** Attempts on the resource in progress when this one was admitted, itself included. */
+        int attemptsAtAdmission() {
+            return this.attemptsAtAdmission;
         }
 
         /** Ends the attempt; call it once. */

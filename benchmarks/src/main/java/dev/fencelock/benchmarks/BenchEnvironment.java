@@ -54,9 +54,14 @@ public final class BenchEnvironment implements AutoCloseable {
 
     /** Sum of one metric over the members that are running. */
     public double etcdMetric(String name, String labelFilter) {
+        return etcdMetric(this.etcd, name, labelFilter);
+    }
+
+    /** Sum of one metric over the members of {@code cluster} that are running and not paused. */
+    static double etcdMetric(EtcdCluster cluster, String name, String labelFilter) {
         double sum = 0;
-        for (EtcdMember member : this.etcd.members()) {
-            if (member.isRunning()) {
+        for (EtcdMember member : cluster.members()) {
+            if (member.isRunning() && !member.isPaused()) {
                 sum += member.metric(name, labelFilter);
             }
         }

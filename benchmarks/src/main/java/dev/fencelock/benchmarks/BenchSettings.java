@@ -23,6 +23,7 @@ import java.util.List;
  * @param rounds scenarios 2 and 3: rounds per case, the systems' order reversed every other round
  * @param failoverBefore scenario 4: load before the leader is killed
  * @param failoverAfter scenario 4: load after acquisitions succeed again
+ * @param compactEvery scenario 5: time from the end of one compaction to the start of the next
  * @param out directory for results.md and the chart
  */
 public record BenchSettings(
@@ -39,6 +40,7 @@ public record BenchSettings(
         int rounds,
         Duration failoverBefore,
         Duration failoverAfter,
+        Duration compactEvery,
         Path out) {
 
     /**
@@ -64,6 +66,7 @@ public record BenchSettings(
                 settings.rounds(),
                 settings.failoverBefore(),
                 settings.failoverAfter(),
+                settings.compactEvery(),
                 settings.out());
     }
 
@@ -93,6 +96,7 @@ public record BenchSettings(
                 3,
                 Duration.ofSeconds(5),
                 Duration.ofSeconds(5),
+                Duration.ofSeconds(5),
                 out);
     }
 
@@ -111,6 +115,7 @@ public record BenchSettings(
                 1,
                 Duration.ofSeconds(2),
                 Duration.ofSeconds(3),
+                Duration.ofSeconds(1),
                 out);
     }
 

@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * Runs every scenario against a fresh local etcd cluster and Redis and writes
  * {@code results.md} and {@code benchmarks-latency.png} to {@code -Dbench.out} (default
  * {@code target/benchmarks}). {@code -Dbench.quick=true} runs each case for about a second;
- * {@code -Dbench.scenarios=1,2} runs only some.
+ * {@code -Dbench.scenarios=1,2} runs only some ({@code degraded} is another name of 5).
  */
 public final class BenchmarkMain {
 
@@ -39,10 +39,12 @@ public final class BenchmarkMain {
     }
 
     static Set<String> scenarios() {
-        return Set.of(System.getProperty("bench.scenarios", "1,2,3,4").split(","));
+        return Set.of(System.getProperty("bench.scenarios", "1,2,3,4,5")
+                .replace("degraded", "5")
+                .split(","));
     }
 
-    /** Runs the chosen scenarios ("1" to "4") and writes the report files. */
+    /** Runs the chosen scenarios ("1" to "5") and writes the report files. */
     public static BenchmarkReport run(BenchSettings settings, Set<String> scenarios) throws Exception {
         System.setProperty("java.awt.headless", "true");
         String loadBefore = loadAverage();
@@ -52,56 +54,70 @@ public final class BenchmarkMain {
         List<CaseResult> uncontended = List.of();
         List<CaseResult> hotKey = List.of();
         FailoverScenario.Result failover = null;
-        try (BenchEnvironment env = BenchEnvironment.start()) {
-            logger.info("etcd {} and {} started", env.endpoints(), env.redis());
-            if (scenarios.contains("1")) {
-                try {
-                    workload = DesignWorkloadScenario.run(env, settings);
-                } catch (Exception ex) {
-                    failures.add("scenario 1 failed: " + ex);
-                    logger.error("Scenario 1 failed", ex);
-                }
-            }
-            if (scenarios.contains("1") && !settings.quick()) {
-                // Scenario 1 ends with tens of thousands of deletes; let etcd finish them before measuring others.
-                DesignWorkloadScenario.awaitEtcdRecovered(env);
-                Thread.sleep(20_000);
-            }
-            if (scenarios.contains("2") || scenarios.contains("3")) {
-                List<LockSystem> systems = new ArrayList<>();
-                try {
-                    systems.add(Systems.fenceLock(env.endpoints(), "/bench-s23"));
-                    systems.add(Systems.fenceLock(env.endpoints(), "/bench-s23-async", true));
-                    systems.add(Systems.rawEtcd(env.endpoints()));
-                    systems.add(Systems.jetcdLock(env.endpoints()));
-                    systems.add(Systems.redisson(env.redis().port()));
-                    warmUp(env, settings, systems);
-                    if (scenarios.contains("2")) {
-                        uncontended = UncontendedScenario.run(env, settings, systems);
+        DegradedScenario.Result degraded = null;
+        boolean sharedCluster = scenarios.stream().anyMatch(Set.of("1", "2", "3", "4")::contains);
+        if (sharedCluster) {
+            try (BenchEnvironment env = BenchEnvironment.start()) {
+                logger.info("etcd {} and {} started", env.endpoints(), env.redis());
+                if (scenarios.contains("1")) {
+                    try {
+                        workload = DesignWorkloadScenario.run(env, settings);
+                    } catch (Exception ex) {
+                        failures.add("scenario 1 failed: " + ex);
+                        logger.error("Scenario 1 failed", ex);
                     }
-                    if (scenarios.contains("3")) {
-                        hotKey = HotKeyScenario.run(env, settings, systems);
+                }
+                if (scenarios.contains("1") && !settings.quick()) {
+                    // Scenario 1 ends with tens of thousands of deletes; let etcd finish them before measuring others.
+                    DesignWorkloadScenario.awaitEtcdRecovered(env);
+                    Thread.sleep(20_000);
+                }
+                if (scenarios.contains("2") || scenarios.contains("3")) {
+                    List<LockSystem> systems = new ArrayList<>();
+                    try {
+                        systems.add(Systems.fenceLock(env.endpoints(), "/bench-s23"));
+                        systems.add(Systems.fenceLock(env.endpoints(), "/bench-s23-async", true));
+                        systems.add(Systems.rawEtcd(env.endpoints()));
+                        systems.add(Systems.jetcdLock(env.endpoints()));
+                        systems.add(Systems.redisson(env.redis().port()));
+                        warmUp(env, settings, systems);
+                        if (scenarios.contains("2")) {
+                            uncontended = UncontendedScenario.run(env, settings, systems);
+                        }
+                        if (scenarios.contains("3")) {
+                            hotKey = HotKeyScenario.run(env, settings, systems);
+                        }
+                    } catch (Exception ex) {
+                        failures.add("scenario 2/3 failed: " + ex);
+                        logger.error("Scenario 2/3 failed", ex);
+                    } finally {
+                        systems.forEach(LockSystem::close);
                     }
-                } catch (Exception ex) {
-                    failures.add("scenario 2/3 failed: " + ex);
-                    logger.error("Scenario 2/3 failed", ex);
-                } finally {
-                    systems.forEach(LockSystem::close);
+                }
+                if (scenarios.contains("4")) {
+                    try {
+                        failover = FailoverScenario.run(env, settings);
+                    } catch (Exception ex) {
+                        failures.add("scenario 4 failed: " + ex);
+                        logger.error("Scenario 4 failed", ex);
+                    }
                 }
             }
-            if (scenarios.contains("4")) {
-                try {
-                    failover = FailoverScenario.run(env, settings);
-                } catch (Exception ex) {
-                    failures.add("scenario 4 failed: " + ex);
-                    logger.error("Scenario 4 failed", ex);
-                }
+        }
+        if (scenarios.contains("5")) {
+            // On a cluster of its own, started after the shared one is gone: it must start fresh.
+            try {
+                degraded = DegradedScenario.run(settings);
+            } catch (Exception ex) {
+                failures.add("scenario 5 failed: " + ex);
+                logger.error("Scenario 5 failed", ex);
             }
         }
         long minutes = ChronoUnit.SECONDS.between(started, Instant.now());
         List<String> environment = new ArrayList<>(environment(settings, started, minutes, loadBefore, loadAverage()));
         failures.forEach(failure -> environment.add("**" + failure + "**"));
-        BenchmarkReport report = new BenchmarkReport(settings, environment, workload, uncontended, hotKey, failover);
+        BenchmarkReport report =
+                new BenchmarkReport(settings, environment, workload, uncontended, hotKey, failover, degraded);
         ReportWriter.write(report, settings.out().resolve(RESULTS));
         List<LatencyChart.Panel> panels = LatencyChart.panels(report);
         if (!panels.isEmpty()) {
@@ -136,6 +152,7 @@ public final class BenchmarkMain {
                 1,
                 settings.failoverBefore(),
                 settings.failoverAfter(),
+                settings.compactEvery(),
                 settings.out());
         for (LockSystem system : systems) {
             logger.info("Warming up {}", system.name());

@@ -12,6 +12,7 @@ import org.jspecify.annotations.Nullable;
  * @param uncontended scenario 2
  * @param hotKey scenario 3
  * @param failover scenario 4
+ * @param degraded scenario 5
  */
 public record BenchmarkReport(
         BenchSettings settings,
@@ -19,4 +20,5 @@ public record BenchmarkReport(
         List<DesignWorkloadScenario.Result> workload,
         List<CaseResult> uncontended,
         List<CaseResult> hotKey,
-        FailoverScenario.@Nullable Result failover) {}
+        FailoverScenario.@Nullable Result failover,
+        DegradedScenario.@Nullable Result degraded) {}

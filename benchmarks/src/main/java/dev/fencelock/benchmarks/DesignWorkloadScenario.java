@@ -3,6 +3,7 @@ package dev.fencelock.benchmarks;
 import dev.fencelock.LockClient;
 import dev.fencelock.LockLease;
 import dev.fencelock.LockRequest;
+import dev.fencelock.test.etcd.EtcdCluster;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -14,6 +15,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
 import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
@@ -36,6 +38,21 @@ public final class DesignWorkloadScenario {
 
     private DesignWorkloadScenario() {}
 
+    /** What runs beside the workload (scenario 5's maintenance): told when the measured window starts and ends. */
+    interface WindowHooks {
+
+        WindowHooks NONE = new WindowHooks() {};
+
+        /** The measured window starts now ({@link System#nanoTime()} {@code windowStart}). */
+        default void windowStarted(long windowStart) {}
+
+        /** The measured window is over. */
+        default void windowEnded() {}
+
+        /** An acquisition intended to start at {@code intended} was granted {@code latency} ns after it. */
+        default void acquired(long intended, long latency) {}
+    }
+
     /**
      * What scenario 1 measured.
      *
@@ -54,6 +71,7 @@ public final class DesignWorkloadScenario {
      * @param issuerLateMillis worst lag of the issuing thread behind its schedule
      * @param heapBytesPerLock client heap per held lock, from a separate measurement
      * @param heapLocks locks held for that measurement
+     * @param tokenRegressions grants whose fencing token was not larger than the resource's previous one
      */
     public record Result(
             int targetRate,
@@ -70,7 +88,8 @@ public final class DesignWorkloadScenario {
             double keepAliveStreams,
             long issuerLateMillis,
             double heapBytesPerLock,
-            int heapLocks) {
+            int heapLocks,
+            long tokenRegressions) {
 
         /** A rate whose run could not even start or finish. */
         static Result failed(int rate, BenchSettings settings, double heapBytesPerLock, Exception cause) {
@@ -91,7 +110,8 @@ public final class DesignWorkloadScenario {
                     Double.NaN,
                     0,
                     heapBytesPerLock,
-                    settings.heapLocks());
+                    settings.heapLocks(),
+                    0);
         }
 
         public double achievedRate() {
@@ -126,8 +146,13 @@ public final class DesignWorkloadScenario {
      * must not start inside that.
      */
     static void awaitEtcdRecovered(BenchEnvironment env) throws InterruptedException {
+        awaitEtcdRecovered(env.endpoints());
+    }
+
+    /** {@link #awaitEtcdRecovered(BenchEnvironment)} for any cluster. */
+    static void awaitEtcdRecovered(List<String> endpoints) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
-        try (io.etcd.jetcd.Client client = Systems.jetcd(env.endpoints())) {
+        try (io.etcd.jetcd.Client client = Systems.jetcd(endpoints)) {
             while (System.nanoTime() - deadline < 0) {
                 try {
                     long lease = client.getLeaseClient()
@@ -146,11 +171,29 @@ public final class DesignWorkloadScenario {
 
     static Result run(BenchEnvironment env, BenchSettings settings, int rate, double heapBytesPerLock)
             throws Exception {
-        try (Systems.FenceLockSystem system = Systems.fenceLock(env.endpoints(), "/bench-s1-" + rate)) {
+        return run(env.etcd(), settings, rate, heapBytesPerLock, "/bench-s1-" + rate, WindowHooks.NONE);
+    }
+
+    /**
+     * Runs the workload at {@code rate} against {@code cluster} (every member's endpoint, running or
+     * not, as an application would list them), under {@code namespace}, calling {@code hooks}.
+     */
+    static Result run(
+            EtcdCluster cluster,
+            BenchSettings settings,
+            int rate,
+            double heapBytesPerLock,
+            String namespace,
+            WindowHooks hooks)
+            throws Exception {
+        try (Systems.FenceLockSystem system = Systems.fenceLock(cluster.endpoints(), namespace)) {
             LockClient client = system.client();
             client.acquire(LockRequest.of("warm-up")).release();
             int resources = settings.resources();
             AtomicIntegerArray busy = new AtomicIntegerArray(resources);
+            // Tokens are etcd revisions: each grant of a resource must carry a larger one than the last.
+            AtomicLongArray lastToken = new AtomicLongArray(resources);
+            AtomicLong tokenRegressions = new AtomicLong();
             Map<Integer, LockLease> held = new ConcurrentHashMap<>();
             Histogram release = new ConcurrentHistogram(TimeUnit.MINUTES.toNanos(5), 3);
             AtomicLong noFreeResource = new AtomicLong();
@@ -180,10 +223,18 @@ public final class DesignWorkloadScenario {
                     5,
                     5,
                     TimeUnit.SECONDS);
-            sampler.schedule(() -> before.set(keepAlives(env)), rampNanos, TimeUnit.NANOSECONDS);
+            long start = System.nanoTime();
             sampler.schedule(
                     () -> {
-                        after.set(keepAlives(env));
+                        before.set(keepAlives(cluster));
+                        hooks.windowStarted(start + rampNanos);
+                    },
+                    rampNanos,
+                    TimeUnit.NANOSECONDS);
+            sampler.schedule(
+                    () -> {
+                        hooks.windowEnded();
+                        after.set(keepAlives(cluster));
                         heldSample.set(new int[] {
                             client.heldCount(), system.backend().sessions().size()
                         });
@@ -215,6 +266,11 @@ public final class DesignWorkloadScenario {
                                         return;
                                     }
                                     granted.incrementAndGet();
+                                    hooks.acquired(intended, System.nanoTime() - intended);
+                                    if (lastToken.getAndAccumulate(resource, lease.fencingToken(), Math::max)
+                                            >= lease.fencingToken()) {
+                                        tokenRegressions.incrementAndGet();
+                                    }
                                     held.put(resource, lease);
                                     long releaseAt = intended + holdNanos;
                                     releaser.schedule(
@@ -264,7 +320,8 @@ public final class DesignWorkloadScenario {
                     (a == null || b == null) ? Double.NaN : a[1] - b[1],
                     run.issuerLateMillis(),
                     heapBytesPerLock,
-                    settings.heapLocks());
+                    settings.heapLocks(),
+                    tokenRegressions.get());
         }
     }
 
@@ -279,9 +336,10 @@ public final class DesignWorkloadScenario {
         return -1;
     }
 
-    private static double[] keepAlives(BenchEnvironment env) {
+    private static double[] keepAlives(EtcdCluster cluster) {
         return new double[] {
-            env.etcdMetric(KEEP_ALIVE_MSGS, KEEP_ALIVE_FILTER), env.etcdMetric(KEEP_ALIVE_STREAMS, KEEP_ALIVE_FILTER)
+            BenchEnvironment.etcdMetric(cluster, KEEP_ALIVE_MSGS, KEEP_ALIVE_FILTER),
+            BenchEnvironment.etcdMetric(cluster, KEEP_ALIVE_STREAMS, KEEP_ALIVE_FILTER)
         };
     }
 

@@ -17,7 +17,7 @@ class BenchmarksQuickTest {
 
     @Test
     void everyScenarioRunsAndStaysSafe(@TempDir Path out) throws Exception {
-        BenchmarkReport report = BenchmarkMain.run(BenchSettings.quick(out), Set.of("1", "2", "3", "4"));
+        BenchmarkReport report = BenchmarkMain.run(BenchSettings.quick(out), Set.of("1", "2", "3", "4", "5"));
 
         assertThat(report.workload()).hasSize(1);
         DesignWorkloadScenario.Result workload = report.workload().get(0);
@@ -25,6 +25,7 @@ class BenchmarksQuickTest {
         assertThat(workload.acquire().getTotalCount()).isPositive();
         assertThat(workload.heapBytesPerLock()).isPositive();
         assertThat(workload.sessions()).isEqualTo(1);
+        assertThat(workload.tokenRegressions()).isZero();
 
         // FenceLock twice (release() and releaseAsync()), raw etcd, jetcd Lock, Redisson; 3 concurrencies.
         assertThat(report.uncontended()).hasSize(5 * 3);
@@ -46,7 +47,25 @@ class BenchmarksQuickTest {
         assertThat(failover.recoveryMillis()).isNotNaN();
         assertThat(failover.after()).isPositive();
 
+        DegradedScenario.Result degraded = report.degraded();
+        assertThat(degraded).isNotNull();
+        assertThat(degraded.failedMember()).isNotEqualTo(degraded.leader());
+        assertThat(degraded.workload().completed()).isPositive();
+        assertThat(degraded.workload().tokenRegressions()).isZero();
+        // The maintenance really ran in the window: compactions, and one defragmentation per running member.
+        assertThat(degraded.compactions())
+                .isNotEmpty()
+                .allSatisfy(run -> assertThat(run.failure()).as(run.what()).isNull());
+        assertThat(degraded.defrags())
+                .hasSize(2)
+                .allSatisfy(run -> assertThat(run.failure()).as(run.what()).isNull());
+        assertThat(degraded.check().acquisitions()).isPositive();
+        assertThat(degraded.check().doubleHolders()).isZero();
+        assertThat(degraded.check().tokenRegressions()).isZero();
+        assertThat(degraded.slowestSeconds()).isNotEmpty();
+
         assertThat(out.resolve(BenchmarkMain.RESULTS)).exists();
+        assertThat(Files.readString(out.resolve(BenchmarkMain.RESULTS))).contains("### Scenario 5");
         assertThat(Files.size(out.resolve(BenchmarkMain.CHART))).isPositive();
     }
 }

@@ -4,6 +4,7 @@ import dev.fencelock.LockAcquisitionTimeoutException;
 import dev.fencelock.LockBackendUnavailableException;
 import dev.fencelock.LockException;
 import dev.fencelock.LockLostException;
+import dev.fencelock.LockOutcomeUnknownException;
 import dev.fencelock.LockPermitsMismatchException;
 import dev.fencelock.spi.AcquireCommand;
 import dev.fencelock.spi.BackendLock;
@@ -16,13 +17,11 @@ import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -33,27 +32,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class AcquireAttempt implements QueueWaiter {
 
-    /**
-     * What every attempt of one backend shares, passed in rather than reached through the backend.
-     *
-     * @param held the locks the backend holds, by key
-     * @param release gives back a lock granted to a caller that had already given up
-     * @param recheckInterval how often a waiter re-reads its predecessor in case a watch event was lost
-     * @param retryGrace how long a key whose put had an unknown outcome waits for a retry to adopt it
-     */
-    record Collaborators(
-            EtcdCalls calls,
-            SessionLeases sessions,
-            PutBatch puts,
-            ResourceWatches watches,
-            GuardedDeletes deletes,
-            HeldKeysWatch heldKeys,
-            Map<String, EtcdLock> held,
-            Consumer<EtcdLock> release,
-            Duration recheckInterval,
-            Duration retryGrace) {}
-
-    private final Collaborators with;
+    private final AttemptCollaborators with;
 
     private final EtcdCalls calls;
 
@@ -102,7 +81,7 @@ final class AcquireAttempt implements QueueWaiter {
      */
     private final AtomicBoolean decided = new AtomicBoolean();
 
-    AcquireAttempt(AcquisitionOps ops, Collaborators with) {
+    AcquireAttempt(AcquisitionOps ops, AttemptCollaborators with) {
         this.with = with;
         this.calls = with.calls();
         this.ops = ops;
@@ -449,23 +428,20 @@ final class AcquireAttempt implements QueueWaiter {
 
     /** Why the acquisition ends without the lock after etcd refused or failed its puts until the deadline. */
     private LockBackendUnavailableException refused(Throwable refusal, boolean nothingWritten, String reason) {
-        return new LockBackendUnavailableException(
-                nothingWritten
-                        ? "etcd " + this.calls.endpoints() + " refused the acquisition of lock '"
-                                + this.command.resource() + "' " + this.refusals
-                                + " times within its wait time (overloaded: " + EtcdFailures.reasonOf(refusal)
-                                + "); nothing was written"
-                        : "etcd " + this.calls.endpoints() + " was unavailable for the acquisition of lock '"
-                                + this.command.resource() + "' within its wait time, after " + this.refusals
-                                + " tries (" + EtcdFailures.reasonOf(refusal) + "); nothing was granted." + reason,
-                refusal);
+        return EtcdFailures.refusedUntilDeadline(
+                this.calls.endpoints(),
+                this.command.resource(),
+                this.refusals,
+                refusal,
+                nothingWritten && !this.earlierSendUnanswered,
+                reason);
     }
 
     private void deadlineReached() {
         Throwable refusal = this.lastRefusal;
         if (refusal != null && this.myRevision == 0) {
             // The deadline came while a retry waited for its turn: say why it waited.
-            failRefused(refusal, this.lastRefusalWroteNothing && !this.earlierSendUnanswered);
+            failRefused(refusal, this.lastRefusalWroteNothing);
         } else if (this.outcomeUnknown || this.myRevision == 0) {
             fail(new LockBackendUnavailableException("etcd " + this.calls.endpoints()
                     + " did not answer within the wait time" + " for lock '" + this.command.resource()
@@ -493,7 +469,36 @@ final class AcquireAttempt implements QueueWaiter {
     }
 
     void fail(Throwable failure) {
-        this.result.completeExceptionally(failure);
+        this.result.completeExceptionally(withOutcome(failure));
+    }
+
+    /** An unavailable store's failure, told apart as an unknown outcome when this attempt's put may have been applied. */
+    private Throwable withOutcome(Throwable failure) {
+        LockException known = EtcdFailures.lockExceptionIn(failure);
+        if (!(known instanceof LockBackendUnavailableException)
+                || known instanceof LockOutcomeUnknownException
+                || !putOutcomeUnknown()) {
+            return failure;
+        }
+        return new LockOutcomeUnknownException(
+                known.getMessage() + " Its write may have been applied: the key is removed in the background"
+                        + (this.command.generatedRequestId()
+                                ? "."
+                                : ", unless a retry with request id '" + this.command.requestId()
+                                        + "' adopts it first."),
+                known);
+    }
+
+    /**
+     * Whether a put of this attempt may have been applied without an answer: one was sent that was
+     * never answered, even if a later one was refused. Withdraws a put still queued, which then never goes.
+     */
+    private boolean putOutcomeUnknown() {
+        if (this.myRevision != 0) {
+            return false;
+        }
+        PutBatch.PutRequest last = this.lastPut;
+        return this.earlierSendUnanswered || (this.outcomeUnknown && !(last != null && last.withdraw()));
     }
 
     /** Leaves nothing behind: deletes my key unless this backend holds it through another attempt. */
@@ -503,11 +508,9 @@ final class AcquireAttempt implements QueueWaiter {
         }
         long revision = this.myRevision;
         SessionLease current = this.session;
-        PutBatch.PutRequest last = this.lastPut;
-        boolean neverSent = last != null && !this.earlierSendUnanswered && last.withdraw();
         if (revision != 0) {
             this.with.deletes().deleteInBackground(this.key, revision, current);
-        } else if (this.outcomeUnknown && !neverSent && current != null) {
+        } else if (putOutcomeUnknown() && current != null) {
             // The put may have committed without us hearing of it. A retry with the same request id
             // within the grace period adopts the key; otherwise it is removed.
             long delay = this.command.generatedRequestId()

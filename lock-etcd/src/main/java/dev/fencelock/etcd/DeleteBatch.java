@@ -1,5 +1,6 @@
 package dev.fencelock.etcd;
 
+import dev.fencelock.spi.WriteOperation;
 import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.Op;
@@ -46,6 +47,7 @@ final class DeleteBatch {
                 conditions,
                 operations,
                 "releasing " + batch.size() + " locks",
+                WriteOperation.RELEASE,
                 response -> {
                     Iterator<GetResponse> reads = response.getGetResponses().iterator();
                     for (TxnCoalescer.Pending<DeleteRequest, Boolean> pending : batch) {
@@ -74,7 +76,7 @@ final class DeleteBatch {
         List<Op> operations = new ArrayList<>();
         request.addTo(conditions, operations);
         return this.calls
-                .timed(
+                .write(
                         () -> this.calls
                                 .client()
                                 .getKVClient()
@@ -83,7 +85,8 @@ final class DeleteBatch {
                                 .Then(operations.toArray(Op[]::new))
                                 .commit(),
                         "releasing '" + request.key() + "'",
-                        this.calls.attemptTimeout())
+                        this.calls.attemptTimeout(),
+                        WriteOperation.RELEASE)
                 .thenApply(response -> {
                     if (response.isSucceeded()) {
                         request.handOver(response.getGetResponses().iterator()).run();

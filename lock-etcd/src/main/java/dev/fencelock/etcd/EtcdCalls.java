@@ -1,8 +1,11 @@
 package dev.fencelock.etcd;
 
 import dev.fencelock.LockException;
+import dev.fencelock.spi.BackendEventListener;
+import dev.fencelock.spi.WriteOperation;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.Response;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -17,9 +20,9 @@ import java.util.function.Supplier;
 
 /**
  * What every etcd request of one backend shares: the jetcd client, the timer threads, the
- * timeouts, and whether the backend is closing. Owns the bound on every call ({@link #timed}), so
- * no request waits longer than it was allowed and every failure reaches callers as a {@link
- * LockException}.
+ * timeouts, where its events go, and whether the backend is closing. Owns the bound on every call
+ * ({@link #timed}), so no request waits longer than it was allowed and every failure reaches callers
+ * as a {@link LockException}; every write goes through {@link #write}, which reports it.
  */
 final class EtcdCalls {
 
@@ -40,10 +43,21 @@ final class EtcdCalls {
 
     private final EndpointProbe probe;
 
+    private final BackendEventListener events;
+
+    private final ClusterLeadership leadership;
+
     private volatile boolean closed;
 
-    EtcdCalls(Client client, EtcdRefusals.Identity identity, Duration requestTimeout, Duration attemptTimeout) {
+    EtcdCalls(
+            Client client,
+            EtcdRefusals.Identity identity,
+            Duration requestTimeout,
+            Duration attemptTimeout,
+            BackendEventListener events) {
         this.client = client;
+        this.events = events;
+        this.leadership = new ClusterLeadership(events);
         this.endpoints = List.copyOf(identity.endpoints());
         this.identity = identity;
         this.mismatchProbe = new TlsMismatchProbe(this.endpoints);
@@ -88,6 +102,11 @@ final class EtcdCalls {
         return this.closed;
     }
 
+    /** Where this backend's events go (never {@code null}; {@link BackendEventListener#NONE} if nowhere). */
+    BackendEventListener events() {
+        return this.events;
+    }
+
     /**
      * Starts a probe of the endpoints shortly before {@code remainingNanos} run out, if {@code
      * unanswered} still says so then, so that an error raised at that moment can say why etcd did not
@@ -124,6 +143,27 @@ final class EtcdCalls {
     /** Stops the timer threads; the last step of closing the backend. */
     void shutdown() {
         this.scheduler.shutdownNow();
+    }
+
+    /**
+     * {@link #timed(Supplier, String, Duration)} for a write: its round trip is reported as a commit of
+     * {@code operation}, and its answer's raft term, or its failure, to what this client knows of the
+     * leader ({@link ClusterLeadership}). Reporting never affects the returned future.
+     */
+    <T extends Response> CompletableFuture<T> write(
+            Supplier<CompletableFuture<T>> request, String what, Duration timeout, WriteOperation operation) {
+        long sent = System.nanoTime();
+        CompletableFuture<T> result = timed(request, what, timeout);
+        result.whenComplete((response, failure) -> {
+            long now = System.nanoTime();
+            if (failure == null) {
+                this.leadership.committed(sent, now, response.getHeader().getRaftTerm());
+                this.events.committed(operation, Duration.ofNanos(now - sent));
+            } else {
+                this.leadership.failed(sent, now, failure);
+            }
+        });
+        return result;
     }
 
     <T> CompletableFuture<T> timed(Supplier<CompletableFuture<T>> request, String what) {

@@ -2,6 +2,7 @@ package dev.fencelock.etcd;
 
 import dev.fencelock.LockBackendUnavailableException;
 import dev.fencelock.LockException;
+import dev.fencelock.ResourceName;
 import io.etcd.jetcd.common.exception.EtcdException;
 import io.grpc.Status;
 import java.util.List;
@@ -34,6 +35,20 @@ final class EtcdFailures {
     /** A connection failure under the request ({@code UNAVAILABLE}): it may or may not have been applied. */
     static boolean isUnavailable(Throwable failure) {
         return anyCause(failure, cause -> hasCode(cause, Status.Code.UNAVAILABLE));
+    }
+
+    /**
+     * Whether {@code failure} says the request could not commit for want of a leader: etcd refused it
+     * as {@code UNAVAILABLE} with a reason of its own ({@code etcdserver: no leader}, {@code leader
+     * changed}, {@code request timed out}), or it got no answer in time. A connection that failed
+     * under it ({@code UNAVAILABLE} from gRPC, a member that is down) is not such a sign.
+     */
+    static boolean isWithoutLeader(Throwable failure) {
+        return isNoAnswer(failure)
+                || anyCause(
+                        failure,
+                        cause -> hasCode(cause, Status.Code.UNAVAILABLE)
+                                && String.valueOf(cause.getMessage()).contains("etcdserver: "));
     }
 
     /** Whether the request timed out on our side ({@link NoAnswerException}): its outcome is unknown. */
@@ -97,6 +112,29 @@ final class EtcdFailures {
             }
         }
         return false;
+    }
+
+    /**
+     * Why an acquisition ends without the lock after etcd refused or failed its puts {@code tries}
+     * times until its deadline; {@code nothingWritten} when every put's answer proved nothing was;
+     * {@code reason} says why etcd could not be reached where the refusal does not (or is empty).
+     */
+    static LockBackendUnavailableException refusedUntilDeadline(
+            List<String> endpoints,
+            ResourceName resource,
+            int tries,
+            Throwable refusal,
+            boolean nothingWritten,
+            String reason) {
+        return new LockBackendUnavailableException(
+                nothingWritten
+                        ? "etcd " + endpoints + " refused the acquisition of lock '" + resource + "' " + tries
+                                + " times within its wait time (overloaded: " + reasonOf(refusal)
+                                + "); nothing was written"
+                        : "etcd " + endpoints + " was unavailable for the acquisition of lock '" + resource
+                                + "' within its wait time, after " + tries + " tries (" + reasonOf(refusal)
+                                + "); nothing was granted." + reason,
+                refusal);
     }
 
     /** The message of the innermost cause, for errors that name why etcd refused. */

@@ -11,6 +11,7 @@ import dev.fencelock.spi.BackendLock;
 import dev.fencelock.spi.LockAdministration;
 import dev.fencelock.spi.LockBackend;
 import dev.fencelock.spi.QueueEntry;
+import dev.fencelock.spi.WriteOperation;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
@@ -88,10 +89,11 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
 
     private final HeldKeysWatch heldKeys;
 
-    private final AcquireAttempt.Collaborators attempts;
+    private final AttemptCollaborators attempts;
 
     EtcdLockBackend(EtcdLockBackendBuilder builder, Client client, boolean ownsClient, EtcdRefusals.Identity identity) {
-        this.calls = new EtcdCalls(client, identity, builder.requestTimeout, builder.attemptTimeout);
+        this.calls = new EtcdCalls(
+                client, identity, builder.requestTimeout, builder.attemptTimeout, builder.eventListener());
         this.ownsClient = ownsClient;
         this.keys = new LockKeys(builder.namespace);
         this.instanceId = builder.instanceId;
@@ -112,7 +114,7 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
                                 .anyMatch(attempt -> attempt.key().equals(key)),
                         builder.sweepInterval)
                 .start();
-        this.attempts = new AcquireAttempt.Collaborators(
+        this.attempts = new AttemptCollaborators(
                 this.calls,
                 this.sessions,
                 this.puts,
@@ -234,10 +236,17 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
                         .commit(),
                 "confirming lock '" + lock.resource() + "'");
         CompletableFuture<Long> keepAlive = this.calls
-                .timed(
+                .write(
                         () -> this.calls.client().getLeaseClient().keepAliveOnce(session.leaseId),
-                        "renewing the lease of lock '" + lock.resource() + "'")
+                        "renewing the lease of lock '" + lock.resource() + "'",
+                        this.calls.requestTimeout(),
+                        WriteOperation.RENEW)
                 .thenApply(response -> response.getTTL());
+        check.runAfterBoth(keepAlive, () -> {}).whenComplete((both, failure) -> {
+            if (failure != null) {
+                this.calls.events().renewalFailed(failure);
+            }
+        });
         return check.thenCombine(keepAlive, (confirmed, ttl) -> {
             if (ttl <= 0) {
                 this.sessions.expire(session, "etcd no longer knows lease " + session.leaseId);

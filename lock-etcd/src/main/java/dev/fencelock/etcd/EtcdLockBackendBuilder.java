@@ -1,10 +1,12 @@
 package dev.fencelock.etcd;
 
+import dev.fencelock.spi.BackendEventListener;
 import dev.fencelock.spi.LockAdministration;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
 import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Consumer;
@@ -41,6 +43,8 @@ public final class EtcdLockBackendBuilder {
     private @Nullable Consumer<ClientBuilder> customizer;
 
     String instanceId = LockAdministration.defaultInstanceId();
+
+    private final List<BackendEventListener> listeners = new ArrayList<>();
 
     EtcdLockBackendBuilder() {}
 
@@ -142,6 +146,24 @@ public final class EtcdLockBackendBuilder {
     public EtcdLockBackendBuilder instanceId(String instanceId) {
         this.instanceId = Objects.requireNonNull(instanceId);
         return this;
+    }
+
+    /**
+     * Adds a receiver of what the backend sees of etcd (write round trips, leader changes, stretches
+     * without a leader, lost and unrenewed session leases), for metrics; listeners are called in the
+     * order added, on the backend's threads.
+     */
+    public EtcdLockBackendBuilder eventListener(BackendEventListener listener) {
+        this.listeners.add(Objects.requireNonNull(listener, "listener must not be null"));
+        return this;
+    }
+
+    BackendEventListener eventListener() {
+        return switch (this.listeners.size()) {
+            case 0 -> BackendEventListener.NONE;
+            case 1 -> this.listeners.get(0);
+            default -> BackendEventListener.composite(List.copyOf(this.listeners));
+        };
     }
 
     /** Uses a client made elsewhere; the backend will not close it. */

@@ -1,5 +1,6 @@
 package dev.fencelock.etcd;
 
+import dev.fencelock.spi.WriteOperation;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.kv.TxnResponse;
@@ -167,7 +168,7 @@ final class GuardedDeletes {
                 .Then(Op.put(marker, EtcdCalls.bytes("abandoned"), onSession), Op.get(keyBytes, GetOption.DEFAULT))
                 .commit();
         this.calls
-                .timed(txn, "abandoning '" + key + "'", this.calls.attemptTimeout())
+                .write(txn, "abandoning '" + key + "'", this.calls.attemptTimeout(), WriteOperation.ABANDON)
                 .whenComplete((response, failure) -> {
                     if (failure != null) {
                         // Once the session is gone, so is its lease: a late put would be refused by etcd anyway.
@@ -206,13 +207,14 @@ final class GuardedDeletes {
                                 return; // gone with its lease
                             }
                             this.calls
-                                    .timed(
+                                    .write(
                                             () -> this.calls
                                                     .client()
                                                     .getKVClient()
                                                     .delete(marker),
                                             "deleting an abandon marker",
-                                            this.calls.attemptTimeout())
+                                            this.calls.attemptTimeout(),
+                                            WriteOperation.ABANDON)
                                     .whenComplete((deleted, failure) -> {
                                         if (failure != null) {
                                             deleteMarkerLater(marker, session, attempt + 1);

@@ -1,5 +1,6 @@
 package dev.fencelock.etcd;
 
+import dev.fencelock.spi.WriteOperation;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.kv.TxnResponse;
@@ -185,6 +186,7 @@ final class PutBatch {
                 conditions,
                 operations,
                 "acquiring " + batch.size() + " locks",
+                WriteOperation.ACQUIRE,
                 response -> {
                     long revision = response.getHeader().getRevision();
                     // Range responses in op order: the riders' successor reads, then the owner reads.
@@ -230,7 +232,11 @@ final class PutBatch {
                         ops.ownerRead())
                 .commit();
         return this.calls
-                .timed(txn, "acquiring lock '" + ops.command.resource() + "'", this.calls.attemptTimeout())
+                .write(
+                        txn,
+                        "acquiring lock '" + ops.command.resource() + "'",
+                        this.calls.attemptTimeout(),
+                        WriteOperation.ACQUIRE)
                 .whenComplete((response, failure) -> {
                     if (failure != null) {
                         pending.result().completeExceptionally(failure);

@@ -1,6 +1,7 @@
 package dev.fencelock.etcd;
 
 import dev.fencelock.LockLostException;
+import dev.fencelock.spi.WriteOperation;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -120,13 +121,15 @@ final class SessionLeases {
                 session.keepAlivePeriodNanos(),
                 Math.min(this.calls.requestTimeout().toNanos(), TimeUnit.SECONDS.toNanos(session.ttlSeconds))));
         this.calls
-                .timed(
+                .write(
                         () -> this.calls.client().getLeaseClient().keepAliveOnce(session.leaseId),
                         "keeping lease alive",
-                        timeout)
+                        timeout,
+                        WriteOperation.RENEW)
                 .whenComplete((response, failure) -> {
                     if (failure != null) {
                         logger.debug("Keep-alive of lease {} failed: {}", session.leaseId, failure.toString());
+                        this.calls.events().renewalFailed(failure);
                         // Retry soon, unless a later keep-alive already succeeded: the local deadline,
                         // not this failure, decides when locks are lost.
                         if (!session.confirmedSince(sent)) {
@@ -184,6 +187,7 @@ final class SessionLeases {
         cancel(session.deadlineTask);
         logger.warn(
                 "Session lease {} lost ({}); {} lock(s) on it are lost", session.leaseId, reason, session.locks.size());
+        this.calls.events().leaseExpired(session.locks.size());
         for (EtcdLock lock : new ArrayList<>(session.locks)) {
             this.held.remove(lock.key, lock);
             lock.markLost(new LockLostException(

@@ -1,5 +1,6 @@
 package dev.fencelock.etcd;
 
+import dev.fencelock.spi.WriteOperation;
 import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.Op;
@@ -28,6 +29,7 @@ final class SharedTxn {
             List<Cmp> conditions,
             List<Op> operations,
             String what,
+            WriteOperation operation,
             Consumer<TxnResponse> succeeded,
             Supplier<CompletableFuture<?>> eachAlone,
             Consumer<Throwable> failed) {
@@ -37,7 +39,7 @@ final class SharedTxn {
                 .If(conditions.toArray(Cmp[]::new))
                 .Then(operations.toArray(Op[]::new))
                 .commit();
-        return calls.timed(txn, what, calls.attemptTimeout())
+        return calls.write(txn, what, calls.attemptTimeout(), operation)
                 .handle((response, failure) -> {
                     if (failure != null && EtcdFailures.isLeaseGone(failure)) {
                         // One request's lease is gone and the Txn wrote nothing: the others must not fail with it.

@@ -136,6 +136,43 @@ class EtcdWriteFaultTest {
         assertThat(keys("/fencelock/locks/answer-lost/")).isEmpty();
     }
 
+    /**
+     * A put whose answer was lost may have been applied even when etcd then refuses every resend as
+     * overloaded. The attempt that runs out of time must abandon the key the first put created,
+     * rather than leave it on the session, first in the resource's queue, until the orphan sweep.
+     */
+    @Test
+    void aPutWithoutAnswerIsAbandonedEvenWhenItsResendsWereRefused() throws Exception {
+        try (LockClient slow = LockClient.builder(EtcdLockBackend.builder()
+                        .endpoints(this.proxy.endpoint())
+                        .attemptTimeout(Duration.ofSeconds(2))
+                        .sweepInterval(Duration.ofMinutes(10))
+                        .build())
+                .build()) {
+            slow.acquire(request("warm-up-slow")).release();
+            this.proxy.dropResponses(GrpcFaultProxy.TXN, 1);
+            var attempt = slow.acquireAsync(LockRequest.builder("lost-then-refused")
+                    .waitTimeout(Duration.ofSeconds(4))
+                    .build());
+            // The first put was applied; every send after it is refused before etcd proposes it.
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(1))
+                    .pollInterval(Duration.ofMillis(10))
+                    .until(() -> !keys("/fencelock/locks/lost-then-refused/").isEmpty());
+            this.proxy.refuseAll(GrpcFaultProxy.TXN, TOO_MANY_REQUESTS);
+
+            assertThatThrownBy(() -> attempt.get(10, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(LockBackendUnavailableException.class)
+                    .satisfies(failure ->
+                            assertThat(failure.getCause().getMessage()).doesNotContain("nothing was written"));
+            this.proxy.forward(GrpcFaultProxy.TXN);
+
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> keys("/fencelock/locks/lost-then-refused/").isEmpty());
+        }
+    }
+
     @Test
     void aPutThatFailsAsUnavailableIsSentAgainAfterABackOff() throws Exception {
         // What a client sees when the connection under a request breaks, or the member times it out.

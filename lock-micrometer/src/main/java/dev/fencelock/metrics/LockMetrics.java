@@ -1,12 +1,14 @@
 package dev.fencelock.metrics;
 
 import dev.fencelock.FencingTokenRejectedException;
+import dev.fencelock.HotResource;
 import dev.fencelock.LockAcquisitionTimeoutException;
 import dev.fencelock.LockBackendUnavailableException;
 import dev.fencelock.LockClient;
 import dev.fencelock.LockEventListener;
 import dev.fencelock.LockLease;
 import dev.fencelock.LockLostException;
+import dev.fencelock.LockOutcomeUnknownException;
 import dev.fencelock.LockStoreAccessDeniedException;
 import dev.fencelock.ResourceName;
 import io.micrometer.core.instrument.Counter;
@@ -15,9 +17,11 @@ import io.micrometer.core.instrument.LongTaskTimer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.ToDoubleFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -26,7 +30,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <ul>
  *   <li>{@code fencelock.acquire} (timer; tags {@code lock}, {@code outcome} = {@code acquired} |
- *       {@code timeout} | {@code unavailable} | {@code denied} | {@code error})
+ *       {@code timeout} | {@code conflict} | {@code unavailable} | {@code unknown} | {@code denied} |
+ *       {@code error})
  *   <li>{@code fencelock.renew} (timer; tags {@code lock}, {@code outcome} = {@code renewed} |
  *       {@code lost} | {@code unavailable} | {@code denied} | {@code error})
  *   <li>{@code fencelock.release} (timer of the store call; tag {@code lock})
@@ -35,11 +40,18 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@code fencelock.lost}, {@code fencelock.lost.after.commit}, {@code fencelock.fencing.rejected}
  *       (counters; tag {@code lock}); a loss after the protected work committed counts in both
  *       {@code fencelock.lost} and {@code fencelock.lost.after.commit}
+ *   <li>{@code fencelock.hot.waiters}, {@code fencelock.hot.waiting} (gauges; tag {@code rank} = 1..N):
+ *       the client's {@linkplain LockClient#hotResources() hottest resources} by rank, never by name
  * </ul>
  *
  * The {@code lock} tag is the request's bounded {@linkplain dev.fencelock.LockRequest#lockName()
  * lock name}, never the resolved resource, so the number of time series stays small.
  * Re-entrant acquisitions are not timed: they make no store call.
+ *
+ * <p>An acquisition that found the lock held without queueing (a try) ends as {@code conflict}, one
+ * that waited in vain as {@code timeout}; one whose write etcd never answered, so that it may have
+ * been applied and is cleaned up behind it ({@link LockOutcomeUnknownException}), as {@code unknown}
+ * rather than {@code unavailable}. The backend's own meters are {@link BackendMetrics}'.
  *
  * <p>The counters of losses and rejections exist at zero from the first time a lock name is used:
  * a series that is born at 1 shows no {@code increase()}, and an alert on it would miss the first
@@ -58,7 +70,11 @@ public final class LockMetrics implements LockEventListener {
         this.registry = registry;
     }
 
-    /** Registers the gauges of {@code client}: how many locks it holds and how many attempts wait. */
+    /**
+     * Registers the gauges of {@code client}: how many locks it holds, how many attempts wait, and its
+     * hot resources by rank. A rank's series follows whichever resource holds the rank: the tag stays
+     * bounded, and the names are in the {@code fencelock} endpoint ({@link LockClient#hotResources()}).
+     */
     public void bindGauges(LockClient client) {
         Gauge.builder("fencelock.active", client, LockClient::heldCount)
                 .description("Locks this instance holds")
@@ -66,6 +82,23 @@ public final class LockMetrics implements LockEventListener {
         Gauge.builder("fencelock.waiting", client, LockClient::waitingCount)
                 .description("Acquisitions of this instance waiting or in flight")
                 .register(this.registry);
+        for (int rank = 1; rank <= client.hotResourceRanks(); rank++) {
+            int index = rank - 1;
+            Gauge.builder("fencelock.hot.waiters", client, hot -> ranked(hot, index, HotResource::averageWaiting))
+                    .description("Callers of this instance waiting, on average lately, for the resource of this rank"
+                            + " among those it waits for most (its name is in the fencelock endpoint)")
+                    .tag("rank", Integer.toString(rank))
+                    .register(this.registry);
+            Gauge.builder("fencelock.hot.waiting", client, hot -> ranked(hot, index, HotResource::waitingNow))
+                    .description("Acquisitions of this instance in progress right now on the resource of this rank")
+                    .tag("rank", Integer.toString(rank))
+                    .register(this.registry);
+        }
+    }
+
+    private static double ranked(LockClient client, int index, ToDoubleFunction<HotResource> value) {
+        List<HotResource> ranking = client.hotResources();
+        return (index < ranking.size()) ? value.applyAsDouble(ranking.get(index)) : 0;
     }
 
     @Override
@@ -88,8 +121,15 @@ public final class LockMetrics implements LockEventListener {
 
     @Override
     public void acquireFailed(ResourceName resource, String lockName, Throwable cause, Duration waited) {
+        acquireFailed(resource, lockName, cause, waited, true);
+    }
+
+    @Override
+    public void acquireFailed(
+            ResourceName resource, String lockName, Throwable cause, Duration waited, boolean queued) {
         registerCounters(lockName);
-        acquireTimer(lockName, outcomeOf(cause)).record(waited);
+        String outcome = (!queued && cause instanceof LockAcquisitionTimeoutException) ? "conflict" : outcomeOf(cause);
+        acquireTimer(lockName, outcome).record(waited);
     }
 
     @Override
@@ -186,6 +226,9 @@ public final class LockMetrics implements LockEventListener {
     private static String outcomeOf(Throwable cause) {
         if (cause instanceof LockAcquisitionTimeoutException) {
             return "timeout";
+        }
+        if (cause instanceof LockOutcomeUnknownException) {
+            return "unknown";
         }
         if (cause instanceof LockBackendUnavailableException) {
             return "unavailable";

@@ -119,6 +119,71 @@ class LockMetricsTest {
     }
 
     @Test
+    void aTryThatFindsTheLockHeldIsAConflictAndAWaitThatRunsOutIsATimeout() {
+        LockLease held = this.other.acquire(LockRequest.of("contended"));
+        assertThat(this.client.tryAcquire(
+                        LockRequest.builder("contended").lockName("contended").build()))
+                .isEmpty();
+        assertThatThrownBy(() -> this.client.acquire(LockRequest.builder("contended")
+                        .lockName("contended")
+                        .waitTimeout(Duration.ofMillis(100))
+                        .build()))
+                .isInstanceOf(LockAcquisitionTimeoutException.class);
+
+        assertThat(this.registry
+                        .get("fencelock.acquire")
+                        .tags("lock", "contended", "outcome", "conflict")
+                        .timer()
+                        .count())
+                .isEqualTo(1);
+        assertThat(this.registry
+                        .get("fencelock.acquire")
+                        .tags("lock", "contended", "outcome", "timeout")
+                        .timer()
+                        .count())
+                .isEqualTo(1);
+        held.release();
+    }
+
+    @Test
+    void theHottestResourcesAreGaugedByRankNeverByName() {
+        LockLease held = this.other.acquire(LockRequest.of("hot:1"));
+        assertThatThrownBy(() -> this.client.acquire(LockRequest.builder("hot:1")
+                        .waitTimeout(Duration.ofMillis(200))
+                        .build()))
+                .isInstanceOf(LockAcquisitionTimeoutException.class);
+        CompletableFuture<LockLease> waiting = this.client.acquireAsync(
+                LockRequest.builder("hot:1").waitTimeout(Duration.ofSeconds(10)).build());
+
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> this.registry
+                                .get("fencelock.hot.waiting")
+                                .tag("rank", "1")
+                                .gauge()
+                                .value()
+                        == 1.0);
+        assertThat(this.registry
+                        .get("fencelock.hot.waiters")
+                        .tag("rank", "1")
+                        .gauge()
+                        .value())
+                .isPositive();
+        assertThat(this.registry
+                        .get("fencelock.hot.waiters")
+                        .tag("rank", "10")
+                        .gauge()
+                        .value())
+                .isZero();
+        assertThat(this.registry.find("fencelock.hot.waiters").gauges()).hasSize(10);
+        assertThat(this.client.hotResources().get(0).resource()).isEqualTo("hot:1");
+        assertThat(this.registry.getMeters())
+                .noneMatch(meter -> meter.getId().getTags().stream()
+                        .anyMatch(tag -> tag.getValue().contains("hot:")));
+        held.release();
+        waiting.join().release();
+    }
+
+    @Test
     void refusalsOfTheStoreAreCountedApartFromUnavailability() {
         LockBackend refusing = new LockBackend() {
             @Override

@@ -1,5 +1,6 @@
 package dev.fencelock.actuate;
 
+import dev.fencelock.HotResource;
 import dev.fencelock.InvalidLockKeyException;
 import dev.fencelock.LockBackendUnavailableException;
 import dev.fencelock.LockClient;
@@ -76,12 +77,18 @@ public class FenceLockEndpoint {
         this.forceReleasePermitted = forceReleasePermitted;
     }
 
-    /** The locks this instance holds, one entry per acquisition. */
+    /**
+     * The locks this instance holds, one entry per acquisition, and the resources its callers waited
+     * for most lately: the names behind the {@code fencelock.hot.*} gauges' ranks.
+     */
     @ReadOperation
     public HeldLocksDescriptor heldLocks() {
         List<HeldLockDescriptor> locks =
                 this.client.heldLocks().stream().map(HeldLockDescriptor::new).toList();
-        return new HeldLocksDescriptor(this.client.backend().describe(), locks);
+        List<HotResourceDescriptor> hot = this.client.hotResources().stream()
+                .map(HotResourceDescriptor::new)
+                .toList();
+        return new HeldLocksDescriptor(this.client.backend().describe(), locks, hot);
     }
 
     /**
@@ -232,9 +239,50 @@ public class FenceLockEndpoint {
      *
      * @param backend where the locks live
      * @param locks the locks held
+     * @param hotResources the resources this instance's callers waited for most lately, hottest first
      */
-    public record HeldLocksDescriptor(String backend, List<HeldLockDescriptor> locks)
+    public record HeldLocksDescriptor(
+            String backend, List<HeldLockDescriptor> locks, List<HotResourceDescriptor> hotResources)
             implements OperationResponseBody {}
+
+    /**
+     * One of the resources this instance's callers waited for most lately ({@link HotResource}):
+     * figures decay with a half-life and are lower bounds, short by at most {@code errorSeconds}.
+     *
+     * @param rank the rank, as the {@code fencelock.hot.*} gauges' {@code rank} tag
+     * @param resource the resolved resource
+     * @param waitSeconds time this instance's callers spent waiting for it, decayed
+     * @param errorSeconds how much more it may have been
+     * @param averageWaiting callers waiting for it on average lately (wait seconds per second)
+     * @param waitingNow acquisitions of it in progress now
+     * @param peakWaiting the most in progress at once since it was first counted
+     * @param acquisitions ended acquisitions, decayed
+     * @param busy of those, the ones that ended because it stayed held, decayed
+     */
+    public record HotResourceDescriptor(
+            int rank,
+            String resource,
+            double waitSeconds,
+            double errorSeconds,
+            double averageWaiting,
+            int waitingNow,
+            int peakWaiting,
+            double acquisitions,
+            double busy) {
+
+        HotResourceDescriptor(HotResource hot) {
+            this(
+                    hot.rank(),
+                    hot.resource(),
+                    hot.waitSeconds(),
+                    hot.errorSeconds(),
+                    hot.averageWaiting(),
+                    hot.waitingNow(),
+                    hot.peakWaiting(),
+                    hot.acquisitions(),
+                    hot.busy());
+        }
+    }
 
     /**
      * One lock this instance holds.

@@ -49,7 +49,9 @@ public final class FenceLockAutoConfiguration {
                 .maxLeaseTtl(properties.getMaxLeaseTtl())
                 .maxWaitTimeout(properties.getMaxWaitTimeout())
                 .maxWaitersPerResource(properties.getMaxWaitersPerResource())
-                .maxResourceLength(properties.getMaxResourceLength());
+                .maxResourceLength(properties.getMaxResourceLength())
+                .hotResources(properties.getHotResources().getSize())
+                .hotResourcesHalfLife(properties.getHotResources().getHalfLife());
         List<LockEventListener> listeners = eventListeners.orderedStream().toList();
         if (!listeners.isEmpty()) {
             builder.eventListener((listeners.size() == 1) ? listeners.get(0) : LockEventListener.composite(listeners));

@@ -57,6 +57,8 @@ public class FenceLockProperties implements InitializingBean {
 
     private final Health health = new Health();
 
+    private final HotResources hotResources = new HotResources();
+
     public boolean isEnabled() {
         return this.enabled;
     }
@@ -147,6 +149,10 @@ public class FenceLockProperties implements InitializingBean {
 
     public Health getHealth() {
         return this.health;
+    }
+
+    public HotResources getHotResources() {
+        return this.hotResources;
     }
 
     @Override
@@ -248,6 +254,35 @@ public class FenceLockProperties implements InitializingBean {
 
         public void setCacheTtl(Duration cacheTtl) {
             this.cacheTtl = cacheTtl;
+        }
+    }
+
+    /**
+     * The resources this instance's callers wait for most, ranked in bounded memory and shown by the
+     * {@code fencelock} endpoint and the {@code fencelock.hot.*} gauges.
+     */
+    public static class HotResources {
+
+        /** Number of resources ranked; 0 ranks none. Memory is eight counters per rank, at least 64. */
+        private int size = 10;
+
+        /** Time until a wait counts half in the ranking: how far back it looks. */
+        private Duration halfLife = Duration.ofMinutes(1);
+
+        public int getSize() {
+            return this.size;
+        }
+
+        public void setSize(int size) {
+            this.size = size;
+        }
+
+        public Duration getHalfLife() {
+            return this.halfLife;
+        }
+
+        public void setHalfLife(Duration halfLife) {
+            this.halfLife = halfLife;
         }
     }
 

@@ -49,6 +49,10 @@ final class FenceLockPropertiesCheck {
         }
         atLeastOne("fencelock.max-waiters-per-resource", p.getMaxWaitersPerResource());
         atLeastOne("fencelock.max-resource-length", p.getMaxResourceLength());
+        if (p.getHotResources().getSize() < 0 || p.getHotResources().getSize() > 1000) {
+            fail("fencelock.hot-resources.size", p.getHotResources().getSize(), "must be between 0 and 1000");
+        }
+        positive("fencelock.hot-resources.half-life", p.getHotResources().getHalfLife());
         checkNamespace(p.getNamespace());
         if (p.getBackend() == FenceLockProperties.Backend.ETCD) {
             checkEtcd(p.getEtcd());

@@ -69,8 +69,11 @@ class FenceLockAutoConfigurationTests {
                         "fencelock.max-lease-ttl=1m",
                         "fencelock.max-wait-timeout=30s",
                         "fencelock.max-waiters-per-resource=7",
-                        "fencelock.max-resource-length=64")
+                        "fencelock.max-resource-length=64",
+                        "fencelock.hot-resources.size=4")
                 .run((context) -> {
+                    assertThat(context.getBean(LockClient.class).hotResourceRanks())
+                            .isEqualTo(4);
                     LockClientSettings settings =
                             context.getBean(LockClient.class).settings();
                     assertThat(settings.defaultLeaseTtl()).hasSeconds(20);
@@ -311,6 +314,9 @@ class FenceLockAutoConfigurationTests {
                 "fencelock.max-waiters-per-resource | 0             | fencelock.max-waiters-per-resource",
                 "fencelock.max-resource-length | 0                  | fencelock.max-resource-length",
                 "fencelock.namespace          | locks               | fencelock.namespace",
+                "fencelock.hot-resources.size | -1                  | fencelock.hot-resources.size",
+                "fencelock.hot-resources.size | 1001                | fencelock.hot-resources.size",
+                "fencelock.hot-resources.half-life | 0s            | fencelock.hot-resources.half-life",
                 "fencelock.etcd.endpoints     | ''                  | fencelock.etcd.endpoints",
                 "fencelock.etcd.endpoints     | localhost:2379      | fencelock.etcd.endpoints[0]",
                 "fencelock.etcd.endpoints     | http://:2379        | fencelock.etcd.endpoints[0]",

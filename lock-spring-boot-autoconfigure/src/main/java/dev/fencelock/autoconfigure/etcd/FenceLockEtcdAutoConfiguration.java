@@ -7,6 +7,7 @@ import dev.fencelock.autoconfigure.FenceLockProperties;
 import dev.fencelock.autoconfigure.OnLockBackendCondition;
 import dev.fencelock.etcd.EtcdLockBackend;
 import dev.fencelock.etcd.EtcdLockBackendBuilder;
+import dev.fencelock.spi.BackendEventListener;
 import dev.fencelock.spi.LockBackend;
 import io.etcd.jetcd.ClientBuilder;
 import java.util.ArrayList;
@@ -32,7 +33,8 @@ import org.springframework.context.annotation.Conditional;
  * the jetcd client, after {@code fencelock.etcd.*}. Unless {@code fencelock.etcd.verify-on-startup}
  * is off, startup stops when etcd refuses the connection, the credentials or the namespace. At
  * startup, every etcd backend of the application (its own ones included) is checked for a namespace
- * nested with another ({@link EtcdNamespaceCheck}).
+ * nested with another ({@link EtcdNamespaceCheck}). Every {@link BackendEventListener} bean (the
+ * backend's meters) receives what the backend sees of etcd, in {@code @Order} order.
  */
 @AutoConfiguration(before = FenceLockAutoConfiguration.class, after = SslAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "fencelock.enabled", matchIfMissing = true)
@@ -54,7 +56,8 @@ public final class FenceLockEtcdAutoConfiguration {
             FenceLockProperties properties,
             EtcdConnectionDetails connectionDetails,
             ObjectProvider<SslBundles> sslBundles,
-            ObjectProvider<EtcdClientBuilderCustomizer> customizers) {
+            ObjectProvider<EtcdClientBuilderCustomizer> customizers,
+            ObjectProvider<BackendEventListener> backendEventListeners) {
         FenceLockEtcdProperties etcd = properties.getEtcd();
         EtcdLockBackendBuilder builder = EtcdLockBackend.builder()
                 .endpoints(connectionDetails.getEndpoints())
@@ -67,6 +70,7 @@ public final class FenceLockEtcdAutoConfiguration {
         if (username != null && password != null) {
             builder.credentials(username, password);
         }
+        backendEventListeners.orderedStream().forEach(builder::eventListener);
         // The backend keeps one client customizer: TLS from the properties first, then the beans in order.
         List<Consumer<ClientBuilder>> clientCustomizers = new ArrayList<>();
         SslBundle bundle = connectionDetails.getSslBundle();

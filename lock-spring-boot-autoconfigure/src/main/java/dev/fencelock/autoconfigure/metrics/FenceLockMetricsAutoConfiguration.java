@@ -2,6 +2,7 @@ package dev.fencelock.autoconfigure.metrics;
 
 import dev.fencelock.LockClient;
 import dev.fencelock.autoconfigure.FenceLockAutoConfiguration;
+import dev.fencelock.metrics.BackendMetrics;
 import dev.fencelock.metrics.LockMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -36,6 +37,16 @@ public final class FenceLockMetricsAutoConfiguration {
     @ConditionalOnMissingBean
     LockMetrics lockMetrics(MeterRegistry registry) {
         return new LockMetrics(registry);
+    }
+
+    /**
+     * The backend's meters: a {@link dev.fencelock.spi.BackendEventListener}, which the etcd backend
+     * receives like the client receives {@link LockMetrics}. With the in-memory backend they stay at zero.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    BackendMetrics backendMetrics(MeterRegistry registry) {
+        return new BackendMetrics(registry);
     }
 
     @Bean

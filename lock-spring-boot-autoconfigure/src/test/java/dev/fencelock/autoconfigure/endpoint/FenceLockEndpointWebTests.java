@@ -2,6 +2,7 @@ package dev.fencelock.autoconfigure.endpoint;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
+import static org.hamcrest.Matchers.closeTo;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.delete;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
@@ -30,6 +31,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -104,6 +106,34 @@ class FenceLockEndpointWebTests {
                 mvc.perform(get("/actuator/fencelock/order:1"))
                         .andExpect(status().isOk())
                         .andExpect(jsonPath("$.holder.fencingToken").value(lease.fencingToken()));
+            }
+        });
+    }
+
+    @Test
+    void readShouldListTheHotResourcesByRankUpToTheConfiguredSize() {
+        this.runner.withPropertyValues("fencelock.hot-resources.size=2").run((context) -> {
+            MockMvc mvc = mvc(context);
+            LockClient client = context.getBean(LockClient.class);
+            client.acquire(LockRequest.of("order:cold")).release();
+            try (LockLease held = client.acquire(
+                    LockRequest.builder("order:hot").requestId("holder").build())) {
+                assertThat(client.tryAcquire(LockRequest.of("order:hot"))).isEmpty();
+                client.acquireAsync(LockRequest.builder("order:hot")
+                                .waitTimeout(Duration.ofMillis(200))
+                                .build())
+                        .exceptionally((failure) -> null)
+                        .get(5, TimeUnit.SECONDS);
+
+                mvc.perform(get("/actuator/fencelock"))
+                        .andExpect(status().isOk())
+                        .andExpect(jsonPath("$.locks[0].resource").value("order:hot"))
+                        .andExpect(jsonPath("$.hotResources.length()").value(2))
+                        .andExpect(jsonPath("$.hotResources[0].rank").value(1))
+                        .andExpect(jsonPath("$.hotResources[0].resource").value("order:hot"))
+                        // Decayed with a one-minute half-life: two busy ends, a moment ago.
+                        .andExpect(jsonPath("$.hotResources[0].busy", closeTo(2.0, 0.1)))
+                        .andExpect(jsonPath("$.hotResources[1].rank").value(2));
             }
         });
     }

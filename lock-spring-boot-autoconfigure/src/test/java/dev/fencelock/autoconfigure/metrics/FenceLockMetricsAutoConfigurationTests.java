@@ -12,17 +12,25 @@ import dev.fencelock.LockRequest;
 import dev.fencelock.ResourceName;
 import dev.fencelock.autoconfigure.FenceLockAutoConfiguration;
 import dev.fencelock.autoconfigure.etcd.FenceLockEtcdAutoConfiguration;
+import dev.fencelock.metrics.BackendMetrics;
 import dev.fencelock.metrics.LockMetrics;
+import dev.fencelock.spi.WriteOperation;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.distribution.HistogramSnapshot;
 import io.micrometer.core.instrument.distribution.ValueAtPercentile;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
@@ -216,7 +224,6 @@ class FenceLockMetricsAutoConfigurationTests {
                             context.getBean(PrometheusMeterRegistry.class).scrape();
                     assertThat(scrape)
                             .contains("fencelock_acquire_seconds_count{lock=\"orders\",outcome=\"acquired\"}")
-                            .contains("fencelock_acquire_seconds_count{lock=\"orders\",outcome=\"timeout\"}")
                             .contains("fencelock_acquire_seconds_bucket{lock=\"orders\",outcome=\"acquired\",le=")
                             .contains("fencelock_renew_seconds_count{lock=\"orders\",outcome=\"renewed\"}")
                             .contains("fencelock_release_seconds_count{lock=\"orders\"}")
@@ -226,8 +233,85 @@ class FenceLockMetricsAutoConfigurationTests {
                             .contains("fencelock_active ")
                             .contains("fencelock_waiting ")
                             .contains("fencelock_lost_total{lock=\"orders\"} 1.0")
-                            .contains("fencelock_fencing_rejected_total{lock=\"orders\"} 1.0");
+                            .contains("fencelock_fencing_rejected_total{lock=\"orders\"} 1.0")
+                            .contains("fencelock_acquire_seconds_count{lock=\"orders\",outcome=\"conflict\"} 1")
+                            .contains("fencelock_hot_waiters{rank=\"1\"}")
+                            .contains("fencelock_hot_waiting{rank=\"10\"} 0.0")
+                            .contains("fencelock_commit_seconds_count{operation=\"acquire\"} 0")
+                            .contains("fencelock_commit_seconds_count{operation=\"renew\"} 0")
+                            .contains("fencelock_leader_changes_total 0.0")
+                            .contains("fencelock_leader_absent_seconds_count 0")
+                            .contains("fencelock_leader_absent_current_seconds 0.0")
+                            .contains("fencelock_lease_expired_total 0.0")
+                            .contains("fencelock_lease_renewal_failed_total 0.0");
                 });
+    }
+
+    /**
+     * Every series docs/grafana-dashboard.json queries is one the application's scrape shows, under
+     * that exact name: a renamed meter, or a panel with a typo, fails here rather than on a blank panel.
+     */
+    @Test
+    void dashboardShouldQueryOnlySeriesThatTheScrapeShows() throws Exception {
+        String dashboard = Files.readString(Path.of("..", "docs", "grafana-dashboard.json"));
+        Set<String> queried = new TreeSet<>();
+        Matcher series = Pattern.compile("fencelock_[a-z_]+").matcher(dashboard);
+        while (series.find()) {
+            queried.add(series.group());
+        }
+        assertThat(queried).contains("fencelock_commit_seconds_bucket", "fencelock_hot_waiters");
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(
+                        FenceLockEtcdAutoConfiguration.class,
+                        FenceLockAutoConfiguration.class,
+                        FenceLockMetricsAutoConfiguration.class,
+                        MetricsAutoConfiguration.class))
+                .withBean(PrometheusMeterRegistry.class, () -> new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
+                .withPropertyValues(
+                        "fencelock.backend=in-memory",
+                        "management.metrics.distribution.percentiles-histogram.fencelock.acquire=true",
+                        "management.metrics.distribution.percentiles-histogram.fencelock.commit=true")
+                .run((context) -> {
+                    LockClient client = context.getBean(LockClient.class);
+                    // Timers of the lock calls appear with their first call; the others exist from the start.
+                    try (LockLease lease = client.acquire(request("order:12"))) {
+                        lease.renew();
+                    }
+                    context.getBean(BackendMetrics.class).committed(WriteOperation.ACQUIRE, Duration.ofMillis(3));
+                    String scrape =
+                            context.getBean(PrometheusMeterRegistry.class).scrape();
+                    assertThat(queried)
+                            .allSatisfy(name -> assertThat(scrape)
+                                    .as("the scrape's series named " + name)
+                                    .containsPattern("(?m)^" + name + "[{ ]"));
+                });
+    }
+
+    @Test
+    void hotResourceGaugesShouldFollowTheConfiguredSize() {
+        this.runner.withPropertyValues("fencelock.hot-resources.size=3").run((context) -> {
+            LockClient client = context.getBean(LockClient.class);
+            client.acquire(request("order:13")).release();
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            assertThat(registry.find("fencelock.hot.waiters").gauges()).hasSize(3);
+            assertThat(registry.get("fencelock.hot.waiters")
+                            .tag("rank", "1")
+                            .gauge()
+                            .value())
+                    .isPositive();
+            assertThat(client.hotResources())
+                    .singleElement()
+                    .satisfies(hot -> assertThat(hot.resource()).isEqualTo("order:13"));
+        });
+    }
+
+    @Test
+    void runWithUserBackendMetricsShouldBackOff() {
+        MeterRegistry own = new SimpleMeterRegistry();
+        this.runner
+                .withBean("myBackendMetrics", BackendMetrics.class, () -> new BackendMetrics(own))
+                .run((context) ->
+                        assertThat(context).getBeans(BackendMetrics.class).containsOnlyKeys("myBackendMetrics"));
     }
 
     /**

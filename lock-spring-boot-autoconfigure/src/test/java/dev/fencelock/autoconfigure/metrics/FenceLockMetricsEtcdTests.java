@@ -1,0 +1,57 @@
+package dev.fencelock.autoconfigure.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencelock.LockClient;
+import dev.fencelock.LockRequest;
+import dev.fencelock.autoconfigure.FenceLockAutoConfiguration;
+import dev.fencelock.autoconfigure.etcd.FenceLockEtcdAutoConfiguration;
+import dev.fencelock.metrics.BackendMetrics;
+import dev.fencelock.test.etcd.EtcdClusterExtension;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/** The backend's meters reach the registry when the auto-configured etcd backend writes to a real etcd. */
+class FenceLockMetricsEtcdTests {
+
+    @RegisterExtension
+    static final EtcdClusterExtension etcd = EtcdClusterExtension.members(1);
+
+    @Test
+    void etcdBackendShouldReportItsWritesToTheBackendMeters() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(
+                        FenceLockEtcdAutoConfiguration.class,
+                        FenceLockAutoConfiguration.class,
+                        FenceLockMetricsAutoConfiguration.class,
+                        MetricsAutoConfiguration.class))
+                .withBean(SimpleMeterRegistry.class)
+                .withPropertyValues("fencelock.etcd.endpoints=" + etcd.cluster().endpointsCsv())
+                .run((context) -> {
+                    assertThat(context).hasSingleBean(BackendMetrics.class);
+                    context.getBean(LockClient.class)
+                            .acquire(LockRequest.of("order:1"))
+                            .release();
+                    MeterRegistry registry = context.getBean(MeterRegistry.class);
+                    assertThat(registry.get("fencelock.commit")
+                                    .tag("operation", "acquire")
+                                    .timer()
+                                    .count())
+                            .isOne();
+                    assertThat(registry.get("fencelock.commit")
+                                    .tag("operation", "release")
+                                    .timer()
+                                    .count())
+                            .isOne();
+                    assertThat(registry.get("fencelock.leader.changes")
+                                    .counter()
+                                    .count())
+                            .isZero();
+                });
+    }
+}
