@@ -62,6 +62,21 @@ final class CompactionAndDefrag implements DesignWorkloadScenario.WindowHooks {
 
     private final List<Run> defrags = Collections.synchronizedList(new ArrayList<>());
 
+    /** etcd's own measure of compaction: each batch of deletions holds its backend's write lock. */
+    static final String PAUSES = "etcd_debugging_mvcc_db_compaction_pause_duration_milliseconds";
+
+    /**
+     * What etcd measured of the compactions, over the running members.
+     *
+     * @param batches batches of deletions, each a pause of the member's writes
+     * @param millis their total duration
+     */
+    record Pauses(double batches, double millis) {}
+
+    private volatile double[] pausesAtStart = {0, 0};
+
+    private volatile Pauses pauses = new Pauses(Double.NaN, Double.NaN);
+
     private volatile long windowStart;
 
     private volatile boolean over;
@@ -85,6 +100,7 @@ final class CompactionAndDefrag implements DesignWorkloadScenario.WindowHooks {
     @Override
     public void windowStarted(long windowStart) {
         this.windowStart = windowStart;
+        this.pausesAtStart = pausesSoFar();
         this.executor.scheduleWithFixedDelay(this::compact, 0, this.interval.toNanos(), TimeUnit.NANOSECONDS);
         long step = this.window.toNanos() / (this.members.size() + 1);
         for (int i = 0; i < this.members.size(); i++) {
@@ -103,6 +119,28 @@ final class CompactionAndDefrag implements DesignWorkloadScenario.WindowHooks {
         this.executor.shutdown();
         this.executor.awaitTermination(2, TimeUnit.MINUTES);
         this.etcd.close();
+        double[] end = pausesSoFar();
+        this.pauses = new Pauses(end[0] - this.pausesAtStart[0], end[1] - this.pausesAtStart[1]);
+    }
+
+    /** The compaction pauses etcd counted in the window, once {@link #finish()} returned. */
+    Pauses pauses() {
+        return this.pauses;
+    }
+
+    private double[] pausesSoFar() {
+        double batches = 0;
+        double millis = 0;
+        for (EtcdMember member : this.members) {
+            try {
+                batches += member.metric(PAUSES + "_count", null);
+                millis += member.metric(PAUSES + "_sum", null);
+            } catch (RuntimeException ex) {
+                logger.warn("Scenario 5: could not read the metrics of {}: {}", member.name(), ex.toString());
+                return new double[] {Double.NaN, Double.NaN};
+            }
+        }
+        return new double[] {batches, millis};
     }
 
     List<Run> compactions() {

@@ -18,18 +18,24 @@ final class DegradedReport {
         md.append(String.format(
                 Locale.ROOT,
                 "Scenario 1's workload at %,d acquisitions/s (%,d resources, %,d locks held at steady state) on a fresh"
-                        + " three-member cluster. Follower %s was taken down with %s before the ramp-up (leader %s);"
-                        + " during the %.0f s window etcd's history was compacted to the current revision every %d s"
-                        + " and each running member was defragmented once. Load average (1/5/15 min) before: %s;"
+                        + " three-member cluster. %s (leader %s); %s. Load average (1/5/15 min) before: %s;"
                         + " after: %s.\n\n",
                 w.targetRate(),
                 s.resources(),
                 s.held(),
-                r.failedMember(),
-                r.failure(),
+                r.failure().equals("none")
+                        ? "All three members ran (a control run)"
+                        : "Follower " + r.failedMember() + " was taken down with " + r.failure()
+                                + " before the ramp-up",
                 r.leader(),
-                w.windowSeconds(),
-                s.compactEvery().toSeconds(),
+                r.maintenance()
+                        ? String.format(
+                                Locale.ROOT,
+                                "during the %.0f s window etcd's history was compacted to the current revision every"
+                                        + " %d s and each running member was defragmented once",
+                                w.windowSeconds(),
+                                s.compactEvery().toSeconds())
+                        : "no compaction or defragmentation ran (a control run)",
                 r.loadBefore(),
                 r.loadAfter()));
         double p99 = Reports.millis(w.acquire(), 99);
@@ -57,8 +63,19 @@ final class DegradedReport {
                 "failed acquisitions",
                 w.errors() < 0 ? "**run failed** (see log)" : w.errors() + " " + ReportWriter.mark(w.errors() == 0),
                 "0");
-        row(md, "compactions (each to the current revision)", compactions(r.compactions()), "≥ 1 in the window");
-        row(md, "defragmentations", runs(r.defrags()), "each running member once");
+        row(
+                md,
+                "compactions (each to the current revision)",
+                r.maintenance() ? compactions(r.compactions()) : "not run",
+                "≥ 1 in the window");
+        CompactionAndDefrag.Pauses pauses = r.compactionPauses();
+        row(
+                md,
+                "compaction pauses, as etcd counts them (`" + CompactionAndDefrag.PAUSES
+                        + "`, both running members): batches / total",
+                String.format(Locale.ROOT, "%.0f / %s ms", pauses.batches(), Reports.ms(pauses.millis())),
+                "");
+        row(md, "defragmentations", r.maintenance() ? runs(r.defrags()) : "not run", "each running member once");
         ContendedKeysCheck.Result check = r.check();
         row(
                 md,
@@ -74,7 +91,7 @@ final class DegradedReport {
                 "0");
         row(md, "issuer lag behind schedule, worst (ms)", Long.toString(w.issuerLateMillis()), "");
         md.append("\nThe window's slowest seconds (by the worst acquisition intended to start in them) and the"
-                + " maintenance that overlapped them:\n\n");
+                + " maintenance that ran from the second before to their slowest acquisition's end:\n\n");
         md.append("| second | grants | p99 ms | max ms | maintenance running |\n|---:|---:|---:|---:|---|\n");
         List<CompactionAndDefrag.Run> all = new ArrayList<>(r.compactions());
         all.addAll(r.defrags());
@@ -155,10 +172,11 @@ final class DegradedReport {
 
     /**
      * The runs that overlapped what an acquisition intended in {@code second} waited through: from
-     * the second's start to its end plus its slowest acquisition.
+     * the second before it (a stall's queue takes a while to drain) to its end plus its slowest
+     * acquisition.
      */
     private static String overlapping(List<CompactionAndDefrag.Run> runs, LatencyTimeline.Second second) {
-        double from = second.second() * 1000.0;
+        double from = (second.second() - 1) * 1000.0;
         double to = from + 1000 + second.maxMillis();
         String text = runs.stream()
                 .filter(run -> run.startMillis() <= to && run.endMillis() >= from)

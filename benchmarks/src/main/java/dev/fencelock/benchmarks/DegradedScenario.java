@@ -22,6 +22,9 @@ import org.slf4j.LoggerFactory;
  * its connections stay open and every request sent to it waits for FenceLock's attempt timeout (2 s)
  * before it is resent, which measures how the client gets past a hung member rather than the cluster.
  *
+ * <p>To tell the causes apart, {@code -Dbench.degraded.failure=none} keeps all three members and
+ * {@code -Dbench.degraded.maintenance=false} runs no compaction or defragmentation.
+ *
  * <p>A light contended load runs beside the workload to check, where compaction can break watches,
  * that no key is held twice and tokens only grow ({@link ContendedKeysCheck}).
  */
@@ -31,17 +34,21 @@ public final class DegradedScenario {
 
     static final String FAILURE_PROPERTY = "bench.degraded.failure";
 
+    static final String MAINTENANCE_PROPERTY = "bench.degraded.maintenance";
+
     private DegradedScenario() {}
 
     /**
      * What scenario 5 measured.
      *
-     * @param failedMember the follower that was down for the whole window
-     * @param failure how it was taken down: {@code SIGKILL} or {@code SIGSTOP}
+     * @param failedMember the follower that was down for the whole window, {@code none} if none was
+     * @param failure how it was taken down: {@code SIGKILL}, {@code SIGSTOP}, or {@code none}
+     * @param maintenance whether compactions and defragmentations ran
      * @param leader the leader during the run
      * @param workload the design brief's workload, as scenario 1 reports it
      * @param compactions every compaction during the window
      * @param defrags every defragmentation during the window
+     * @param compactionPauses what etcd measured of the compactions, over the running members
      * @param check the contended-keys safety check beside the workload
      * @param slowestSeconds the window's slowest seconds, by their worst acquisition
      * @param loadBefore the machine's load average (1/5/15 min) when the scenario started
@@ -50,34 +57,32 @@ public final class DegradedScenario {
     public record Result(
             String failedMember,
             String failure,
+            boolean maintenance,
             String leader,
             DesignWorkloadScenario.Result workload,
             List<CompactionAndDefrag.Run> compactions,
             List<CompactionAndDefrag.Run> defrags,
+            CompactionAndDefrag.Pauses compactionPauses,
             ContendedKeysCheck.Result check,
             List<LatencyTimeline.Second> slowestSeconds,
             String loadBefore,
-            String loadAfter) {
-
-        long failedMaintenance() {
-            return this.compactions.stream()
-                            .filter(run -> run.failure() != null)
-                            .count()
-                    + this.defrags.stream().filter(run -> run.failure() != null).count();
-        }
-    }
+            String loadAfter) {}
 
     public static Result run(BenchSettings settings) throws Exception {
         String loadBefore = BenchmarkMain.loadAverage();
-        boolean pause = "pause".equalsIgnoreCase(System.getProperty(FAILURE_PROPERTY, "kill"));
+        String failure = System.getProperty(FAILURE_PROPERTY, "kill").toLowerCase(Locale.ROOT);
+        boolean maintain = !"false".equalsIgnoreCase(System.getProperty(MAINTENANCE_PROPERTY, "true"));
         int rate = settings.rates().get(0);
         try (EtcdCluster cluster = EtcdCluster.start(3)) {
-            EtcdMember failed = cluster.followers().get(0);
-            logger.info("Scenario 5: {} follower {}", pause ? "pausing (SIGSTOP)" : "killing (SIGKILL)", failed.name());
-            if (pause) {
-                failed.pause();
-            } else {
-                failed.kill();
+            EtcdMember failed =
+                    "none".equals(failure) ? null : cluster.followers().get(0);
+            if (failed != null) {
+                logger.info("Scenario 5: {} follower {}", failure, failed.name());
+                if ("pause".equals(failure)) {
+                    failed.pause();
+                } else {
+                    failed.kill();
+                }
             }
             EtcdMember leader = cluster.awaitLeader(Duration.ofSeconds(30));
             List<EtcdMember> running = cluster.members().stream()
@@ -92,7 +97,9 @@ public final class DegradedScenario {
                 @Override
                 public void windowStarted(long windowStart) {
                     timeline.start(windowStart);
-                    maintenance.windowStarted(windowStart);
+                    if (maintain) {
+                        maintenance.windowStarted(windowStart);
+                    }
                 }
 
                 @Override
@@ -116,12 +123,14 @@ public final class DegradedScenario {
                 maintenance.finish();
             }
             Result result = new Result(
-                    failed.name(),
-                    pause ? "SIGSTOP" : "SIGKILL",
+                    (failed != null) ? failed.name() : "none",
+                    (failed == null) ? "none" : "pause".equals(failure) ? "SIGSTOP" : "SIGKILL",
+                    maintain,
                     leader.name(),
                     workload,
                     maintenance.compactions(),
                     maintenance.defrags(),
+                    maintenance.pauses(),
                     checked,
                     timeline.slowest(5),
                     loadBefore,
