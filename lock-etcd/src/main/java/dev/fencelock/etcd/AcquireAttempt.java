@@ -11,17 +11,12 @@ import dev.fencelock.spi.BackendLock;
 import dev.fencelock.spi.LockKind;
 import dev.fencelock.spi.QueueWalk;
 import io.etcd.jetcd.KeyValue;
-import io.etcd.jetcd.kv.TxnResponse;
-import io.etcd.jetcd.op.Cmp;
-import io.etcd.jetcd.op.CmpTarget;
-import io.etcd.jetcd.op.Op;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -269,15 +264,12 @@ final class AcquireAttempt implements QueueWaiter {
         } else {
             KeyValue existing = outcome.existing();
             if (existing == null) {
-                fail(new LockException("Request id '" + this.command.requestId() + "' of lock '"
-                        + this.command.resource() + "' was abandoned after an earlier failure; use a new request id"));
+                fail(EtcdFailures.requestIdAbandoned(this.command));
                 return;
             }
             if (existing.getLease() != session.leaseId) {
                 // Not ours to delete: another session made this key.
-                fail(new LockException("Request id '" + this.command.requestId() + "' of lock '"
-                        + this.command.resource() + "' is in use by another lease ("
-                        + existing.getLease() + "); use a new request id"));
+                fail(EtcdFailures.requestIdInUse(this.command, existing.getLease()));
                 return;
             }
             revision = existing.getCreateRevision();
@@ -303,17 +295,10 @@ final class AcquireAttempt implements QueueWaiter {
             return;
         }
         long revision = this.myRevision;
-        Supplier<CompletableFuture<TxnResponse>> txn = () -> this.calls
-                .client()
-                .getKVClient()
-                .txn()
-                .If(new Cmp(this.ops.keyBytes, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
-                .Then(Op.get(
-                        QueueReads.ownerReadKey(this.prefix, this.command.kind()),
-                        QueueReads.aheadOf(this.prefix, this.command.kind(), revision)))
-                .commit();
         this.calls
-                .timed(txn, "waiting for lock '" + this.command.resource() + "'")
+                .timed(
+                        () -> this.ops.readAhead(this.calls.client(), revision),
+                        "waiting for lock '" + this.command.resource() + "'")
                 .whenComplete((response, failure) -> {
                     if (failure != null) {
                         // A failed read is not the end: retry until the deadline says so.
@@ -442,9 +427,8 @@ final class AcquireAttempt implements QueueWaiter {
             // The deadline came while a retry waited for its turn: say why it waited.
             failRefused(refusal, this.lastRefusalWroteNothing);
         } else if (this.outcomeUnknown || this.myRevision == 0) {
-            fail(new LockBackendUnavailableException("etcd " + this.calls.endpoints()
-                    + " did not answer within the wait time" + " for lock '" + this.command.resource()
-                    + "'; nothing was granted." + this.unansweredBecause.getNow("")));
+            fail(EtcdFailures.unansweredUntilDeadline(
+                    this.calls.endpoints(), this.command.resource(), this.unansweredBecause.getNow("")));
         } else {
             failAfterCleanup(new LockAcquisitionTimeoutException(
                     "Lock '" + this.command.resource() + "' stayed busy for the whole wait timeout of this request"));
@@ -474,18 +458,9 @@ final class AcquireAttempt implements QueueWaiter {
     /** An unavailable store's failure, told apart as an unknown outcome when this attempt's put may have been applied. */
     private Throwable withOutcome(Throwable failure) {
         LockException known = EtcdFailures.lockExceptionIn(failure);
-        if (!(known instanceof LockBackendUnavailableException)
-                || known instanceof LockOutcomeUnknownException
-                || !putOutcomeUnknown()) {
-            return failure;
-        }
-        return new LockOutcomeUnknownException(
-                known.getMessage() + " Its write may have been applied: the key is removed in the background"
-                        + (this.command.generatedRequestId()
-                                ? "."
-                                : ", unless a retry with request id '" + this.command.requestId()
-                                        + "' adopts it first."),
-                known);
+        boolean unavailable =
+                known instanceof LockBackendUnavailableException && !(known instanceof LockOutcomeUnknownException);
+        return (unavailable && putOutcomeUnknown()) ? EtcdFailures.outcomeUnknown(known, this.command) : failure;
     }
 
     /**

@@ -2,11 +2,14 @@ package dev.fencelock.etcd;
 
 import dev.fencelock.spi.AcquireCommand;
 import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.PutOption;
 import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The keys of one acquisition and the Txn pieces its put is made of, alone or in a shared Txn:
@@ -51,6 +54,20 @@ final class AcquisitionOps {
                 this.keyBytes,
                 EtcdCalls.bytes(holderRecord()),
                 PutOption.builder().withLeaseId(session.leaseId).build());
+    }
+
+    /**
+     * A re-check while waiting: if my key still has {@code revision}, read what is left ahead of it
+     * (for an exclusive lock, its predecessor); fails the compare once my key is gone.
+     */
+    CompletableFuture<TxnResponse> readAhead(Client client, long revision) {
+        return client.getKVClient()
+                .txn()
+                .If(new Cmp(this.keyBytes, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
+                .Then(Op.get(
+                        QueueReads.ownerReadKey(this.prefix, this.command.kind()),
+                        QueueReads.aheadOf(this.prefix, this.command.kind(), revision)))
+                .commit();
     }
 
     /** The read that tells whether my key holds ({@link QueueReads}); for an exclusive lock, the oldest key. */

@@ -1,5 +1,6 @@
 package dev.fencelock.etcd;
 
+import dev.fencelock.LockException;
 import dev.fencelock.LockLostException;
 import dev.fencelock.ResourceName;
 import dev.fencelock.spi.BackendHealth;
@@ -21,8 +22,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What operators ask of the etcd backend: health (quorum read, members, leader, sessions), a
@@ -30,6 +34,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * is a guarded delete like any release, so it never removes a newer holder's key.
  */
 final class EtcdAdministration {
+
+    private static final Logger logger = LoggerFactory.getLogger(EtcdAdministration.class);
 
     private final EtcdCalls calls;
 
@@ -193,6 +199,29 @@ final class EtcdAdministration {
      * prefix reads of both in the branch that never runs. etcd checks the permissions of every
      * request in both branches of a Txn, so it refuses this one exactly when it would refuse locking.
      */
+    /**
+     * {@link #verifyAccess} waited for: {@code true} when it passed, {@code false} when etcd could
+     * not be reached (locking fails until it can); throws when etcd refused the credentials, the
+     * certificate or the permissions, or the TLS handshake failed.
+     */
+    boolean checkAccess(Duration timeout) {
+        try {
+            verifyAccess(timeout).get();
+            return true;
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new LockException("Interrupted while checking access to etcd " + this.calls.endpoints(), ex);
+        } catch (ExecutionException ex) {
+            LockException failure = this.calls.unavailable("checking access", ex.getCause());
+            if (EtcdRefusals.isFinal(failure)
+                    || !(EtcdFailures.isUnavailable(failure) || EtcdFailures.isNoAnswer(failure))) {
+                throw failure;
+            }
+            logger.debug("{}; locking fails until etcd can be reached", failure.getMessage());
+            return false;
+        }
+    }
+
     CompletableFuture<Void> verifyAccess(Duration timeout) {
         String locks = this.keys.locksPrefix();
         String abandoned = this.keys.namespace() + "/abandoned/";

@@ -2,7 +2,9 @@ package dev.fencelock.etcd;
 
 import dev.fencelock.LockBackendUnavailableException;
 import dev.fencelock.LockException;
+import dev.fencelock.LockOutcomeUnknownException;
 import dev.fencelock.ResourceName;
+import dev.fencelock.spi.AcquireCommand;
 import io.etcd.jetcd.common.exception.EtcdException;
 import io.grpc.Status;
 import java.util.List;
@@ -172,5 +174,34 @@ final class EtcdFailures {
             cause = cause.getCause();
         }
         return cause;
+    }
+
+    /** The acquisition's request id is taken by a key of another lease. */
+    static LockException requestIdInUse(AcquireCommand command, long otherLease) {
+        return new LockException("Request id '" + command.requestId() + "' of lock '" + command.resource()
+                + "' is in use by another lease (" + otherLease + "); use a new request id");
+    }
+
+    /** The acquisition's request id has an abandon marker: an earlier put of it had an unknown outcome. */
+    static LockException requestIdAbandoned(AcquireCommand command) {
+        return new LockException("Request id '" + command.requestId() + "' of lock '" + command.resource()
+                + "' was abandoned after an earlier failure; use a new request id");
+    }
+
+    /** etcd answered none of the acquisition's requests before its deadline. */
+    static LockBackendUnavailableException unansweredUntilDeadline(
+            List<String> endpoints, ResourceName resource, String because) {
+        return new LockBackendUnavailableException("etcd " + endpoints + " did not answer within the wait time"
+                + " for lock '" + resource + "'; nothing was granted." + because);
+    }
+
+    /** {@code known}, told apart as an unknown outcome: the acquisition's put may have been applied. */
+    static LockOutcomeUnknownException outcomeUnknown(LockException known, AcquireCommand command) {
+        return new LockOutcomeUnknownException(
+                known.getMessage() + " Its write may have been applied: the key is removed in the background"
+                        + (command.generatedRequestId()
+                                ? "."
+                                : ", unless a retry with request id '" + command.requestId() + "' adopts it first."),
+                known);
     }
 }

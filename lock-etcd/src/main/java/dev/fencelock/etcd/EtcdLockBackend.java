@@ -2,7 +2,6 @@ package dev.fencelock.etcd;
 
 import dev.fencelock.LockBackendUnavailableException;
 import dev.fencelock.LockException;
-import dev.fencelock.LockLostException;
 import dev.fencelock.LockStoreAccessDeniedException;
 import dev.fencelock.ResourceName;
 import dev.fencelock.spi.AcquireCommand;
@@ -11,13 +10,7 @@ import dev.fencelock.spi.BackendLock;
 import dev.fencelock.spi.LockAdministration;
 import dev.fencelock.spi.LockBackend;
 import dev.fencelock.spi.QueueEntry;
-import dev.fencelock.spi.WriteOperation;
 import io.etcd.jetcd.Client;
-import io.etcd.jetcd.kv.TxnResponse;
-import io.etcd.jetcd.op.Cmp;
-import io.etcd.jetcd.op.CmpTarget;
-import io.etcd.jetcd.op.Op;
-import io.etcd.jetcd.options.GetOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,11 +19,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Locks on etcd, with the algorithm of etcd's {@code concurrency.Mutex} and a fencing token.
@@ -51,7 +40,8 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p>This type wires the pieces and holds the entry points. Where each part of the protocol lives:
- * {@link AcquireAttempt} (one acquisition), {@link PutBatch} and {@link DeleteBatch} (shared
+ * {@link AcquireAttempt} (one acquisition), {@link LockReleases} and {@link LockRenewals} (release
+ * and {@code renew()} of a held lock), {@link PutBatch} and {@link DeleteBatch} (shared
  * Txns, deferred releases), {@link GuardedDeletes} (background deletes, abandon markers), {@link
  * SessionLeases} (leases, keep-alives, local deadline), {@link ResourceWatch} and {@link
  * QueueMirror} (the shared watch and the queue it mirrors), {@link HeldKeysWatch} (a holder
@@ -60,8 +50,6 @@ import org.slf4j.LoggerFactory;
  * never nest).
  */
 public final class EtcdLockBackend implements LockBackend, LockAdministration {
-
-    private static final Logger logger = LoggerFactory.getLogger(EtcdLockBackend.class);
 
     private final EtcdCalls calls;
 
@@ -91,6 +79,10 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
 
     private final AttemptCollaborators attempts;
 
+    private final LockRenewals renewals;
+
+    private final LockReleases releases;
+
     EtcdLockBackend(EtcdLockBackendBuilder builder, Client client, boolean ownsClient, EtcdRefusals.Identity identity) {
         this.calls = new EtcdCalls(
                 client, identity, builder.requestTimeout, builder.attemptTimeout, builder.eventListener());
@@ -104,6 +96,9 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
         this.deletes = new GuardedDeletes(this.calls, this.deleteBatch, this.held, builder.abandonMarkerLifetime);
         this.administration = new EtcdAdministration(this.calls, this.keys, this.sessions, this.deleteBatch, this.held);
         this.heldKeys = new HeldKeysWatch(this.calls, this.keys.locksPrefix(), this.held);
+        this.renewals = new LockRenewals(this.calls, this.sessions);
+        this.releases =
+                new LockReleases(this.calls, this.watches, this.deleteBatch, this.puts, this.deletes, this.held);
         new OrphanSweep(
                         this.calls,
                         this.sessions,
@@ -213,93 +208,18 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
 
     @Override
     public CompletableFuture<Long> renew(BackendLock lock) {
-        EtcdLock etcdLock = (EtcdLock) lock;
-        SessionLease session = etcdLock.session;
-        if (lock.isLost()) {
-            return CompletableFuture.failedFuture(lostCause(lock));
-        }
-        long sent = System.nanoTime();
-        CompletableFuture<TxnResponse> check = this.calls.timed(
-                () -> this.calls
-                        .client()
-                        .getKVClient()
-                        .txn()
-                        .If(new Cmp(
-                                EtcdCalls.bytes(etcdLock.key),
-                                Cmp.Op.EQUAL,
-                                CmpTarget.createRevision(lock.fencingToken())))
-                        // A Txn of compares alone counts as serializable in etcd and may be answered by a
-                        // lagging member; a (linearizable) range in it makes the confirmation linearizable.
-                        .Then(Op.get(
-                                EtcdCalls.bytes(etcdLock.key),
-                                GetOption.builder().withCountOnly(true).build()))
-                        .commit(),
-                "confirming lock '" + lock.resource() + "'");
-        CompletableFuture<Long> keepAlive = this.calls
-                .write(
-                        () -> this.calls.client().getLeaseClient().keepAliveOnce(session.leaseId),
-                        "renewing the lease of lock '" + lock.resource() + "'",
-                        this.calls.requestTimeout(),
-                        WriteOperation.RENEW)
-                .thenApply(response -> response.getTTL());
-        check.runAfterBoth(keepAlive, () -> {}).whenComplete((both, failure) -> {
-            if (failure != null) {
-                this.calls.events().renewalFailed(failure);
-            }
-        });
-        return check.thenCombine(keepAlive, (confirmed, ttl) -> {
-            if (ttl <= 0) {
-                this.sessions.expire(session, "etcd no longer knows lease " + session.leaseId);
-            } else {
-                session.confirmed(sent, ttl);
-            }
-            if (!confirmed.isSucceeded()) {
-                lock.markLost(new LockLostException("Lock '" + lock.resource() + "' (token " + lock.fencingToken()
-                        + ") is gone from etcd: its lease expired or it was force-released"));
-            }
-            if (lock.isLost()) {
-                throw new CompletionException(lostCause(lock));
-            }
-            return session.validUntilNanos();
-        });
-    }
-
-    private static LockLostException lostCause(BackendLock lock) {
-        LockLostException cause = lock.lostCause();
-        return (cause != null) ? cause : new LockLostException("Lock '" + lock.resource() + "' was lost");
+        return this.renewals.renew((EtcdLock) lock);
     }
 
     @Override
     public CompletableFuture<Boolean> release(BackendLock lock) {
-        EtcdLock etcdLock = (EtcdLock) lock;
-        DeleteRequest request =
-                new DeleteRequest(etcdLock.key, lock.fencingToken(), this.watches.successorOf(etcdLock));
-        forget(etcdLock);
-        return this.deletes.retriedOnFailure(request, etcdLock.session, this.deleteBatch.submit(request));
+        return this.releases.release((EtcdLock) lock);
     }
 
-    /**
-     * Releases without sending at once: the delete rides on this client's next acquisition Txn,
-     * or goes on its own after {@link PutBatch#RIDE_LINGER_NANOS}, or after {@link
-     * PutBatch#HAND_OFF_LINGER_NANOS} when a local waiter is next in line (it is handed the lock
-     * when the Txn commits, as with {@link #release}).
-     */
+    /** Releases without sending at once: the delete rides on a later Txn ({@link LockReleases#releaseDeferred}). */
     @Override
     public CompletableFuture<Boolean> releaseDeferred(BackendLock lock) {
-        EtcdLock etcdLock = (EtcdLock) lock;
-        if (this.calls.isClosed()) {
-            return release(lock);
-        }
-        Successor next = this.watches.successorOf(etcdLock);
-        forget(etcdLock);
-        DeleteRequest request = new DeleteRequest(etcdLock.key, lock.fencingToken(), next);
-        return this.deletes.retriedOnFailure(request, etcdLock.session, this.puts.defer(request));
-    }
-
-    private void forget(EtcdLock lock) {
-        lock.markReleased();
-        this.held.remove(lock.key, lock);
-        lock.session.locks.remove(lock);
+        return this.releases.releaseDeferred((EtcdLock) lock);
     }
 
     @Override
@@ -321,21 +241,7 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
      * @throws LockBackendUnavailableException when the TLS handshake failed
      */
     public boolean verifyAccess(Duration timeout) {
-        try {
-            this.administration.verifyAccess(timeout).get();
-            return true;
-        } catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new LockException("Interrupted while checking access to etcd " + this.calls.endpoints(), ex);
-        } catch (ExecutionException ex) {
-            LockException failure = this.calls.unavailable("checking access", ex.getCause());
-            if (EtcdRefusals.isFinal(failure)
-                    || !(EtcdFailures.isUnavailable(failure) || EtcdFailures.isNoAnswer(failure))) {
-                throw failure;
-            }
-            logger.debug("{}; locking fails until etcd can be reached", failure.getMessage());
-            return false;
-        }
+        return this.administration.checkAccess(timeout);
     }
 
     @Override
