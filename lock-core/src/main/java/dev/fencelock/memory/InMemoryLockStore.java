@@ -163,7 +163,13 @@ public final class InMemoryLockStore implements AutoCloseable {
         }
         switch (walk.standingOf(key.kind)) {
             case HOLDS -> future.complete(null);
-            case WAITS -> key.waiting = future;
+            case WAITS -> {
+                // A retry with the same request id waits for the same key: both are told at once.
+                if (key.waiting != null) {
+                    return key.waiting;
+                }
+                key.waiting = future;
+            }
             case CONFLICTS ->
                 future.completeExceptionally(new LockPermitsMismatchException(QueueWalk.conflictMessage(
                         key.resource, key.kind, Objects.requireNonNull(walk.conflictingAhead(key.kind)))));
