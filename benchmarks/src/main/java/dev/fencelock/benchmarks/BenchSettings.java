@@ -16,11 +16,14 @@ import java.util.List;
  * @param held scenario 1: locks held at steady state; each lock is held {@code held / rate} seconds
  * @param window scenario 1: measurement window after the ramp-up
  * @param heapLocks locks held for the heap-per-lock measurement
- * @param concurrencies scenario 2: closed-loop concurrencies
+ * @param concurrencies scenarios 2 and 6: closed-loop concurrencies
  * @param contenders scenario 3: contenders on the hot key
- * @param warmup scenarios 2 and 3: unmeasured time before each case
- * @param caseTime scenarios 2 and 3: measured time of each case
- * @param rounds scenarios 2 and 3: rounds per case, the systems' order reversed every other round
+ * @param zipfThreads scenario 7: closed-loop concurrencies
+ * @param zipfResources scenario 7: resources the keys are drawn from
+ * @param zipfExponent scenario 7: exponent of the Zipf distribution of keys
+ * @param warmup scenarios 2, 3, 6 and 7: unmeasured time before each case
+ * @param caseTime scenarios 2, 3, 6 and 7: measured time of each case
+ * @param rounds scenarios 2, 3, 6 and 7: rounds per case, the systems' order reversed every other round
  * @param failoverBefore scenario 4: load before the leader is killed
  * @param failoverAfter scenario 4: load after acquisitions succeed again
  * @param compactEvery scenario 5: time from the end of one compaction to the start of the next
@@ -35,6 +38,9 @@ public record BenchSettings(
         int heapLocks,
         List<Integer> concurrencies,
         List<Integer> contenders,
+        List<Integer> zipfThreads,
+        int zipfResources,
+        double zipfExponent,
         Duration warmup,
         Duration caseTime,
         int rounds,
@@ -45,8 +51,9 @@ public record BenchSettings(
 
     /**
      * Reads {@code bench.quick}, {@code bench.out}, and the optional lists {@code bench.rates}
-     * (scenario 1), {@code bench.concurrencies} (scenario 2) and {@code bench.contenders}
-     * (scenario 3), e.g. {@code -Dbench.contenders=64} to run one case again.
+     * (scenario 1), {@code bench.concurrencies} (scenarios 2 and 6), {@code bench.contenders}
+     * (scenario 3) and {@code bench.zipfThreads} (scenario 7), e.g. {@code -Dbench.contenders=64}
+     * to run one case again.
      */
     public static BenchSettings fromSystemProperties() {
         boolean quick = Boolean.getBoolean("bench.quick");
@@ -61,6 +68,9 @@ public record BenchSettings(
                 settings.heapLocks(),
                 listProperty("bench.concurrencies", settings.concurrencies()),
                 listProperty("bench.contenders", settings.contenders()),
+                listProperty("bench.zipfThreads", settings.zipfThreads()),
+                settings.zipfResources(),
+                settings.zipfExponent(),
                 settings.warmup(),
                 settings.caseTime(),
                 settings.rounds(),
@@ -91,6 +101,9 @@ public record BenchSettings(
                 20_000,
                 List.of(1, 16, 64),
                 List.of(16, 64),
+                List.of(16, 64),
+                100_000,
+                0.99,
                 Duration.ofSeconds(2),
                 Duration.ofSeconds(4),
                 3,
@@ -110,6 +123,9 @@ public record BenchSettings(
                 2_000,
                 List.of(1, 16, 64),
                 List.of(16, 64),
+                List.of(16, 64),
+                100_000,
+                0.99,
                 Duration.ofMillis(300),
                 Duration.ofSeconds(1),
                 1,
@@ -117,6 +133,32 @@ public record BenchSettings(
                 Duration.ofSeconds(3),
                 Duration.ofSeconds(1),
                 out);
+    }
+
+    /**
+     * The settings for running every system unmeasured before the first case: one round of
+     * twice the usual warm-up, nothing before it.
+     */
+    public BenchSettings forWarmUp() {
+        return new BenchSettings(
+                this.quick,
+                this.resources,
+                this.rates,
+                this.held,
+                this.window,
+                this.heapLocks,
+                this.concurrencies,
+                this.contenders,
+                this.zipfThreads,
+                this.zipfResources,
+                this.zipfExponent,
+                Duration.ZERO,
+                this.warmup.multipliedBy(2),
+                1,
+                this.failoverBefore,
+                this.failoverAfter,
+                this.compactEvery,
+                this.out);
     }
 
     /** How long each lock is held in scenario 1 at {@code rate}, so that {@link #held} are held (Little's law). */

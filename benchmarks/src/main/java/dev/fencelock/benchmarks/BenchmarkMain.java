@@ -39,12 +39,12 @@ public final class BenchmarkMain {
     }
 
     static Set<String> scenarios() {
-        return Set.of(System.getProperty("bench.scenarios", "1,2,3,4,5")
+        return Set.of(System.getProperty("bench.scenarios", "1,2,3,4,5,6,7")
                 .replace("degraded", "5")
                 .split(","));
     }
 
-    /** Runs the chosen scenarios ("1" to "5") and writes the report files. */
+    /** Runs the chosen scenarios ("1" to "7") and writes the report files. */
     public static BenchmarkReport run(BenchSettings settings, Set<String> scenarios) throws Exception {
         System.setProperty("java.awt.headless", "true");
         String loadBefore = loadAverage();
@@ -53,9 +53,11 @@ public final class BenchmarkMain {
         List<String> failures = new ArrayList<>();
         List<CaseResult> uncontended = List.of();
         List<CaseResult> hotKey = List.of();
+        List<CaseResult> relock = List.of();
+        List<CaseResult> zipf = List.of();
         FailoverScenario.Result failover = null;
         DegradedScenario.Result degraded = null;
-        boolean sharedCluster = scenarios.stream().anyMatch(Set.of("1", "2", "3", "4")::contains);
+        boolean sharedCluster = scenarios.stream().anyMatch(Set.of("1", "2", "3", "4", "6", "7")::contains);
         if (sharedCluster) {
             try (BenchEnvironment env = BenchEnvironment.start()) {
                 logger.info("etcd {} and {} started", env.endpoints(), env.redis());
@@ -72,7 +74,7 @@ public final class BenchmarkMain {
                     DesignWorkloadScenario.awaitEtcdRecovered(env);
                     Thread.sleep(20_000);
                 }
-                if (scenarios.contains("2") || scenarios.contains("3")) {
+                if (scenarios.stream().anyMatch(Set.of("2", "3", "6", "7")::contains)) {
                     List<LockSystem> systems = new ArrayList<>();
                     try {
                         systems.add(Systems.fenceLock(env.endpoints(), "/bench-s23"));
@@ -87,9 +89,15 @@ public final class BenchmarkMain {
                         if (scenarios.contains("3")) {
                             hotKey = HotKeyScenario.run(env, settings, systems);
                         }
+                        if (scenarios.contains("6")) {
+                            relock = RelockScenario.run(env, settings, systems);
+                        }
+                        if (scenarios.contains("7")) {
+                            zipf = ZipfScenario.run(env, settings, systems);
+                        }
                     } catch (Exception ex) {
-                        failures.add("scenario 2/3 failed: " + ex);
-                        logger.error("Scenario 2/3 failed", ex);
+                        failures.add("scenario 2/3/6/7 failed: " + ex);
+                        logger.error("Scenario 2/3/6/7 failed", ex);
                     } finally {
                         systems.forEach(LockSystem::close);
                     }
@@ -116,8 +124,8 @@ public final class BenchmarkMain {
         long minutes = ChronoUnit.SECONDS.between(started, Instant.now());
         List<String> environment = new ArrayList<>(environment(settings, started, minutes, loadBefore, loadAverage()));
         failures.forEach(failure -> environment.add("**" + failure + "**"));
-        BenchmarkReport report =
-                new BenchmarkReport(settings, environment, workload, uncontended, hotKey, failover, degraded);
+        BenchmarkReport report = new BenchmarkReport(
+                settings, environment, workload, uncontended, hotKey, failover, degraded, relock, zipf);
         ReportWriter.write(report, settings.out().resolve(RESULTS));
         List<LatencyChart.Panel> panels = LatencyChart.panels(report);
         if (!panels.isEmpty()) {
@@ -132,28 +140,11 @@ public final class BenchmarkMain {
 
     /**
      * Runs every system unmeasured first, so no system's numbers include the JIT compiling its client
-     * (the first case of a cold client costs several times the CPU of later ones).
+     * (the first case of a cold client costs several times the CPU of later ones). Quick mode warms
+     * up too, briefly: on a busy CI machine a cold client's first case can end before its first cycle.
      */
     static void warmUp(BenchEnvironment env, BenchSettings settings, List<LockSystem> systems) throws Exception {
-        if (settings.quick()) {
-            return;
-        }
-        BenchSettings warm = new BenchSettings(
-                settings.quick(),
-                settings.resources(),
-                settings.rates(),
-                settings.held(),
-                settings.window(),
-                settings.heapLocks(),
-                settings.concurrencies(),
-                settings.contenders(),
-                java.time.Duration.ZERO,
-                settings.warmup().multipliedBy(2),
-                1,
-                settings.failoverBefore(),
-                settings.failoverAfter(),
-                settings.compactEvery(),
-                settings.out());
+        BenchSettings warm = settings.forWarmUp();
         for (LockSystem system : systems) {
             logger.info("Warming up {}", system.name());
             UncontendedScenario.runCase(

@@ -13,6 +13,8 @@ import org.jspecify.annotations.Nullable;
  * @param hotKey scenario 3
  * @param failover scenario 4
  * @param degraded scenario 5
+ * @param relock scenario 6
+ * @param zipf scenario 7
  */
 public record BenchmarkReport(
         BenchSettings settings,
@@ -21,4 +23,6 @@ public record BenchmarkReport(
         List<CaseResult> uncontended,
         List<CaseResult> hotKey,
         FailoverScenario.@Nullable Result failover,
-        DegradedScenario.@Nullable Result degraded) {}
+        DegradedScenario.@Nullable Result degraded,
+        List<CaseResult> relock,
+        List<CaseResult> zipf) {}

@@ -18,6 +18,7 @@ import org.HdrHistogram.Histogram;
  * @param allOperations operations over the whole case, warm-up included, to divide CPU by
  * @param etcdRequests gRPC messages etcd received over the whole case, per method
  * @param roundRates operations per second of each round, to show the spread
+ * @param sharing how often acquisitions met another thread on their resource, or locked one locked before
  */
 public record CaseResult(
         String system,
@@ -32,7 +33,39 @@ public record CaseResult(
         long serverCpuNanos,
         long allOperations,
         java.util.Map<String, Double> etcdRequests,
-        java.util.List<Double> roundRates) {
+        java.util.List<Double> roundRates,
+        Sharing sharing) {
+
+    /**
+     * Counts of a case whose threads may lock the same resources; all zero where each thread has its own.
+     *
+     * @param acquisitions acquisitions over the whole case, warm-up included
+     * @param contended acquisitions that found another thread of the case acquiring or holding their resource
+     * @param reused acquisitions of a resource that had been locked before in the case
+     * @param resources distinct resources locked
+     */
+    public record Sharing(long acquisitions, long contended, long reused, long resources) {
+
+        static final Sharing NONE = new Sharing(0, 0, 0, 0);
+
+        Sharing plus(Sharing other) {
+            return new Sharing(
+                    this.acquisitions + other.acquisitions,
+                    this.contended + other.contended,
+                    this.reused + other.reused,
+                    this.resources + other.resources);
+        }
+
+        /** Share of contended acquisitions, NaN without acquisitions. */
+        public double contendedShare() {
+            return this.acquisitions == 0 ? Double.NaN : (double) this.contended / this.acquisitions;
+        }
+
+        /** Share of acquisitions of a resource locked before, NaN without acquisitions. */
+        public double reusedShare() {
+            return this.acquisitions == 0 ? Double.NaN : (double) this.reused / this.acquisitions;
+        }
+    }
 
     /** A single round: its rate is its own. */
     public CaseResult(
@@ -61,7 +94,27 @@ public record CaseResult(
                 serverCpuNanos,
                 allOperations,
                 etcdRequests,
-                java.util.List.of(operations / seconds));
+                java.util.List.of(operations / seconds),
+                Sharing.NONE);
+    }
+
+    /** The same case with what its hold checks counted. */
+    public CaseResult withSharing(Sharing counted) {
+        return new CaseResult(
+                this.system,
+                this.concurrency,
+                this.operations,
+                this.seconds,
+                this.errors,
+                this.latency,
+                this.violations,
+                this.note,
+                this.clientCpuNanos,
+                this.serverCpuNanos,
+                this.allOperations,
+                this.etcdRequests,
+                this.roundRates,
+                counted);
     }
 
     /** The rounds' rates, e.g. {@code "436 / 227"}. */
@@ -105,7 +158,8 @@ public record CaseResult(
                 this.serverCpuNanos + other.serverCpuNanos,
                 this.allOperations + other.allOperations,
                 sum(this.etcdRequests, other.etcdRequests),
-                concat(this.roundRates, other.roundRates));
+                concat(this.roundRates, other.roundRates),
+                this.sharing.plus(other.sharing));
     }
 
     private static java.util.List<Double> concat(java.util.List<Double> a, java.util.List<Double> b) {

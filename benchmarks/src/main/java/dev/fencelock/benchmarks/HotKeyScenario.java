@@ -61,7 +61,7 @@ public final class HotKeyScenario {
             BenchEnvironment env, LockSystem system, int contenders, String key, BenchSettings settings)
             throws Exception {
         AtomicLong all = new AtomicLong();
-        boolean checkTokens = system.name().startsWith(Systems.FENCELOCK);
+        boolean checkTokens = system.hasFencingTokens();
         Histogram latency = new ConcurrentHistogram(TimeUnit.MINUTES.toNanos(5), 3);
         AtomicLong handoffs = new AtomicLong();
         AtomicLong selfHandoffs = new AtomicLong();

@@ -45,7 +45,7 @@ public final class LatencyChart {
      */
     public record Panel(String title, List<CaseResult> cases) {}
 
-    /** The panels drawn for a report: scenario 2 above 1 thread, and scenario 3 at each size. */
+    /** The panels drawn for a report: scenarios 2 and 6 above 1 thread, and scenarios 3 and 7 at each size. */
     public static List<Panel> panels(BenchmarkReport report) {
         List<Panel> panels = new ArrayList<>();
         Map<Integer, List<CaseResult>> uncontended = byConcurrency(report.uncontended());
@@ -57,6 +57,13 @@ public final class LatencyChart {
         byConcurrency(report.hotKey())
                 .forEach((n, cases) ->
                         panels.add(new Panel("Scenario 3: hot-key hand-off, " + n + " contenders", cases)));
+        byConcurrency(report.relock()).forEach((n, cases) -> {
+            if (n > 1) {
+                panels.add(new Panel("Scenario 6: re-locking one's own resource, " + n + " threads", cases));
+            }
+        });
+        byConcurrency(report.zipf())
+                .forEach((n, cases) -> panels.add(new Panel("Scenario 7: Zipf-skewed keys, " + n + " threads", cases)));
         return panels;
     }
 

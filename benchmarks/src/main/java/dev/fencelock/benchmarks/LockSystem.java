@@ -15,6 +15,11 @@ public interface LockSystem extends AutoCloseable {
     /** Whether {@link Worker#acquire} can wait for a held lock; raw etcd puts cannot. */
     boolean supportsWaiting();
 
+    /** Whether {@link Held#token()} is a fencing token that grows with every acquisition of a resource. */
+    default boolean hasFencingTokens() {
+        return false;
+    }
+
     /** A new worker for one benchmark thread. */
     Worker newWorker() throws Exception;
 

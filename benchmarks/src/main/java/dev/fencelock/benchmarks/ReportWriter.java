@@ -5,9 +5,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
 
-/** Renders a {@link BenchmarkReport} as markdown tables, with the targets of issue #7 checked. */
+/** Renders a {@link BenchmarkReport} as markdown tables, with the targets of issues 7 and 16 checked. */
 public final class ReportWriter {
 
     static final double TARGET_S1_P99_MS = 50;
@@ -46,6 +45,12 @@ public final class ReportWriter {
         }
         if (report.degraded() != null) {
             DegradedReport.write(md, report.degraded(), report.settings());
+        }
+        if (!report.relock().isEmpty()) {
+            CycleTables.relock(md, report.relock());
+        }
+        if (!report.zipf().isEmpty()) {
+            CycleTables.zipf(md, report.zipf(), report.settings());
         }
         return md.toString();
     }
@@ -184,24 +189,24 @@ public final class ReportWriter {
                     Reports.num(c.clientCpuMicros()),
                     Reports.num(c.serverCpuMicros()),
                     c.etcdRequestsPerOperation(),
-                    c.system().startsWith(Systems.FENCELOCK) ? "" : fenceLockRatios(cases, c)));
+                    CycleTables.fenceLockRatios(cases, c)));
         }
         md.append("\n| concurrency | FenceLock | ÷ jetcd Lock (target ≥ 1.2×) | ÷ raw Put (target ≥ 0.45×) |\n");
         md.append("|---:|---|---|---|\n");
         cases.stream().map(CaseResult::concurrency).distinct().forEach(n -> {
-            for (String variant : FENCELOCK_VARIANTS) {
-                double fence = rate(cases, variant, n);
-                double jetcd = fence / rate(cases, Systems.JETCD_LOCK, n);
-                double raw = fence / rate(cases, Systems.RAW_ETCD, n);
+            for (String variant : CycleTables.FENCELOCK_VARIANTS) {
+                double fence = CycleTables.rate(cases, variant, n);
+                double jetcd = fence / CycleTables.rate(cases, Systems.JETCD_LOCK, n);
+                double raw = fence / CycleTables.rate(cases, Systems.RAW_ETCD, n);
                 md.append(String.format(
                         Locale.ROOT,
                         "| %d | %s | %s %s | %s %s |\n",
                         n,
-                        releaseOf(variant),
+                        CycleTables.releaseOf(variant),
                         Reports.ratio(jetcd),
-                        met(jetcd >= TARGET_S2_VS_JETCD),
+                        CycleTables.met(jetcd >= TARGET_S2_VS_JETCD),
                         Reports.ratio(raw),
-                        met(raw >= TARGET_S2_VS_RAW)));
+                        CycleTables.met(raw >= TARGET_S2_VS_RAW)));
             }
         });
         md.append('\n');
@@ -234,20 +239,22 @@ public final class ReportWriter {
                 + " (target ≤ 3 ms) | ÷ Redisson |\n");
         md.append("|---:|---|---|---|---|\n");
         cases.stream().map(CaseResult::concurrency).distinct().forEach(n -> {
-            for (String variant : FENCELOCK_VARIANTS) {
-                double fence = rate(cases, variant, n);
-                double jetcd = fence / rate(cases, Systems.JETCD_LOCK, n);
-                double p50 = find(cases, variant, n).map(c -> c.millis(50)).orElse(Double.NaN);
+            for (String variant : CycleTables.FENCELOCK_VARIANTS) {
+                double fence = CycleTables.rate(cases, variant, n);
+                double jetcd = fence / CycleTables.rate(cases, Systems.JETCD_LOCK, n);
+                double p50 = CycleTables.find(cases, variant, n)
+                        .map(c -> c.millis(50))
+                        .orElse(Double.NaN);
                 md.append(String.format(
                         Locale.ROOT,
                         "| %d | %s | %s %s | %s ms %s | %s |\n",
                         n,
-                        releaseOf(variant),
+                        CycleTables.releaseOf(variant),
                         Reports.ratio(jetcd),
-                        met(jetcd >= TARGET_S3_VS_JETCD),
+                        CycleTables.met(jetcd >= TARGET_S3_VS_JETCD),
                         Reports.ms(p50),
-                        met(p50 <= TARGET_S3_P50_MS),
-                        Reports.ratio(fence / rate(cases, Systems.REDISSON, n))));
+                        CycleTables.met(p50 <= TARGET_S3_P50_MS),
+                        Reports.ratio(fence / CycleTables.rate(cases, Systems.REDISSON, n))));
             }
         });
         md.append('\n');
@@ -275,31 +282,5 @@ public final class ReportWriter {
                 .append(" |\n");
         md.append("| double holders | ").append(r.doubleHolders()).append(" |\n");
         md.append("| fencing-token regressions | ").append(r.tokenRegressions()).append(" |\n\n");
-    }
-
-    private static final List<String> FENCELOCK_VARIANTS = List.of(Systems.FENCELOCK, Systems.FENCELOCK_ASYNC);
-
-    private static String releaseOf(String variant) {
-        return variant.equals(Systems.FENCELOCK_ASYNC) ? "`releaseAsync()`" : "`release()`";
-    }
-
-    /** Both FenceLock variants' rates over this case's, in the same run. */
-    private static String fenceLockRatios(List<CaseResult> cases, CaseResult c) {
-        return Reports.ratio(rate(cases, Systems.FENCELOCK, c.concurrency()) / c.perSecond()) + " / "
-                + Reports.ratio(rate(cases, Systems.FENCELOCK_ASYNC, c.concurrency()) / c.perSecond());
-    }
-
-    private static Optional<CaseResult> find(List<CaseResult> cases, String system, int concurrency) {
-        return cases.stream()
-                .filter(c -> c.system().equals(system) && c.concurrency() == concurrency)
-                .findFirst();
-    }
-
-    private static double rate(List<CaseResult> cases, String system, int concurrency) {
-        return find(cases, system, concurrency).map(CaseResult::perSecond).orElse(Double.NaN);
-    }
-
-    private static String met(boolean met) {
-        return met ? "(met)" : "(**missed**)";
     }
 }

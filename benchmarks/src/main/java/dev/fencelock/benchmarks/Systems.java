@@ -117,6 +117,11 @@ public final class Systems {
         }
 
         @Override
+        public boolean hasFencingTokens() {
+            return true;
+        }
+
+        @Override
         public Worker newWorker() {
             return new Worker() {
                 @Override

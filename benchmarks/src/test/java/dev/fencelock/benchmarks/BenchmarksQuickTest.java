@@ -17,7 +17,7 @@ class BenchmarksQuickTest {
 
     @Test
     void everyScenarioRunsAndStaysSafe(@TempDir Path out) throws Exception {
-        BenchmarkReport report = BenchmarkMain.run(BenchSettings.quick(out), Set.of("1", "2", "3", "4", "5"));
+        BenchmarkReport report = BenchmarkMain.run(BenchSettings.quick(out), Set.of("1", "2", "3", "4", "5", "6", "7"));
 
         assertThat(report.workload()).hasSize(1);
         DesignWorkloadScenario.Result workload = report.workload().get(0);
@@ -39,6 +39,41 @@ class BenchmarksQuickTest {
             assertThat(c.operations()).as(c.system() + " x" + c.concurrency()).isPositive();
             assertThat(c.violations()).as(c.system() + " double holders").isZero();
         });
+
+        // Every system of scenario 2, each thread re-locking its own resource; 3 concurrencies.
+        assertThat(report.relock()).hasSize(5 * 3);
+        assertThat(report.relock()).allSatisfy(c -> {
+            assertThat(c.operations()).as(c.system() + " x" + c.concurrency()).isPositive();
+            assertThat(c.errors())
+                    .as(c.system() + " x" + c.concurrency() + " errors")
+                    .isZero();
+            assertThat(c.violations())
+                    .as(c.system() + " double holders or token regressions")
+                    .isZero();
+            assertThat(c.sharing().contended())
+                    .as(c.system() + " threads met on a resource")
+                    .isZero();
+        });
+
+        // Raw etcd cannot wait for a key; 2 thread counts. Skewed keys meet and come back.
+        assertThat(report.zipf()).hasSize(4 * 2);
+        assertThat(report.zipf()).allSatisfy(c -> {
+            assertThat(c.operations()).as(c.system() + " x" + c.concurrency()).isPositive();
+            assertThat(c.violations())
+                    .as(c.system() + " double holders or token regressions")
+                    .isZero();
+            assertThat(c.sharing().acquisitions())
+                    .as(c.system() + " checked holds")
+                    .isPositive();
+            assertThat(c.sharing().reused())
+                    .as(c.system() + " reused resources")
+                    .isPositive();
+        });
+        assertThat(report.zipf().stream()
+                        .mapToLong(c -> c.sharing().contended())
+                        .sum())
+                .as("contended acquisitions over all systems")
+                .isPositive();
 
         FailoverScenario.Result failover = report.failover();
         assertThat(failover).isNotNull();
@@ -65,7 +100,8 @@ class BenchmarksQuickTest {
         assertThat(degraded.slowestSeconds()).isNotEmpty();
 
         assertThat(out.resolve(BenchmarkMain.RESULTS)).exists();
-        assertThat(Files.readString(out.resolve(BenchmarkMain.RESULTS))).contains("### Scenario 5");
+        assertThat(Files.readString(out.resolve(BenchmarkMain.RESULTS)))
+                .contains("### Scenario 5", "### Scenario 6", "### Scenario 7");
         assertThat(Files.size(out.resolve(BenchmarkMain.CHART))).isPositive();
     }
 }
