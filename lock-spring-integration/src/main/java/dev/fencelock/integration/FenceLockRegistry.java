@@ -25,7 +25,8 @@ import org.springframework.scheduling.TaskScheduler;
  * role, the role being the lock key. A leader that loses its lease finds out at its next heartbeat
  * (re-entry into a lost lock throws {@link dev.fencelock.LockLostException}) and is revoked; the
  * next leader gets a larger token. Read the leader's token from the lock: {@code
- * registry.obtain(event.getRole()).fencingToken()}.
+ * registry.obtain(event.getRole()).fencingToken()}, or have grants carry it with {@link
+ * FenceLockLeaderEventPublisher}.
  */
 public final class FenceLockRegistry implements ExpirableLockRegistry<FencedLock>, RenewableLockRegistry<FencedLock> {
 
