@@ -13,8 +13,11 @@ import dev.fencelock.test.etcd.EtcdCluster;
 import dev.fencelock.test.etcd.EtcdClusterExtension;
 import dev.fencelock.test.etcd.EtcdUser;
 import dev.fencelock.test.etcd.TestCertificates;
+import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,6 +26,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.ssl.pem.PemContent;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
@@ -81,6 +85,47 @@ class FenceLockEtcdSecurityTests {
                 assertThat(lease.fencingToken()).isPositive();
             }
         });
+    }
+
+    @Test
+    void aJksBundleGivesTheClientMutualTls() throws Exception {
+        char[] password = "store-Pa55".toCharArray();
+        Path keyStore = certificates.directory().resolve("client.jks");
+        Path trustStore = certificates.directory().resolve("trust.jks");
+        PemContent client = PemContent.load(certificates.clientCertificate());
+        PemContent clientKey = PemContent.load(certificates.clientKey());
+        KeyStore keys = KeyStore.getInstance("JKS");
+        keys.load(null, null);
+        keys.setKeyEntry(
+                "client",
+                clientKey.getPrivateKey(),
+                password,
+                client.getCertificates().toArray(new Certificate[0]));
+        try (OutputStream out = Files.newOutputStream(keyStore)) {
+            keys.store(out, password);
+        }
+        KeyStore trust = KeyStore.getInstance("JKS");
+        trust.load(null, null);
+        trust.setCertificateEntry(
+                "ca",
+                PemContent.load(certificates.caCertificate()).getCertificates().get(0));
+        try (OutputStream out = Files.newOutputStream(trustStore)) {
+            trust.store(out, password);
+        }
+        runner().withPropertyValues(
+                        "fencelock.etcd.ssl.bundle=etcd-jks",
+                        "spring.ssl.bundle.jks.etcd-jks.keystore.location=file:" + keyStore,
+                        "spring.ssl.bundle.jks.etcd-jks.keystore.password=store-Pa55",
+                        "spring.ssl.bundle.jks.etcd-jks.keystore.type=JKS",
+                        "spring.ssl.bundle.jks.etcd-jks.truststore.location=file:" + trustStore,
+                        "spring.ssl.bundle.jks.etcd-jks.truststore.password=store-Pa55",
+                        "spring.ssl.bundle.jks.etcd-jks.truststore.type=JKS")
+                .run((context) -> {
+                    assertThat(context).hasNotFailed();
+                    try (LockLease lease = context.getBean(LockClient.class).acquire(request("jks"))) {
+                        assertThat(lease.fencingToken()).isPositive();
+                    }
+                });
     }
 
     @Test
