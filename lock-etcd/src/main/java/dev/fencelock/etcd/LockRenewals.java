@@ -2,6 +2,7 @@ package dev.fencelock.etcd;
 
 import dev.fencelock.LockLostException;
 import dev.fencelock.spi.BackendLock;
+import dev.fencelock.spi.WriteOperation;
 import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
@@ -12,8 +13,9 @@ import java.util.concurrent.CompletionException;
 
 /**
  * An explicit {@code renew()} of a held lock: confirms with a linearizable read that its key is
- * still the one it created, and keeps its session lease alive once, in parallel. A key that is
- * gone marks the lock lost; a lease that etcd no longer knows expires the whole session.
+ * still the one it created, and keeps its session lease alive once, in parallel (timed as a
+ * {@link WriteOperation#RENEW} write; a failure of either counts as a failed renewal). A key that
+ * is gone marks the lock lost; a lease that etcd no longer knows expires the whole session.
  */
 final class LockRenewals {
 
@@ -48,10 +50,17 @@ final class LockRenewals {
                         .commit(),
                 "confirming lock '" + lock.resource() + "'");
         CompletableFuture<Long> keepAlive = this.calls
-                .timed(
+                .write(
                         () -> this.calls.client().getLeaseClient().keepAliveOnce(session.leaseId),
-                        "renewing the lease of lock '" + lock.resource() + "'")
+                        "renewing the lease of lock '" + lock.resource() + "'",
+                        this.calls.requestTimeout(),
+                        WriteOperation.RENEW)
                 .thenApply(response -> response.getTTL());
+        check.runAfterBoth(keepAlive, () -> {}).whenComplete((both, failure) -> {
+            if (failure != null) {
+                this.calls.events().renewalFailed(failure);
+            }
+        });
         return check.thenCombine(keepAlive, (confirmed, ttl) -> {
             if (ttl <= 0) {
                 this.sessions.expire(session, "etcd no longer knows lease " + session.leaseId);
