@@ -47,6 +47,19 @@ class IntegrationSnippetsTest {
     }
 
     @Test
+    void aGrantCarriesTheLeadersFence() {
+        this.runner
+                .withUserConfiguration(FencedLeaderElectionSnippet.FencedLeaderConfiguration.class)
+                .run((context) -> {
+                    FencedLeaderElectionSnippet.FencedLeaderConfiguration leader =
+                            context.getBean(FencedLeaderElectionSnippet.FencedLeaderConfiguration.class);
+                    await().atMost(Duration.ofSeconds(10)).until(() -> leader.fence() != null);
+                    assertThat(leader.fence().resource()).isEqualTo("integration:billing-leader");
+                    assertThat(leader.fence().isValid()).isTrue();
+                });
+    }
+
+    @Test
     void schedulerLockTaskRunsUnderTheFenceOfItsLock() {
         AtomicReference<Optional<FencingContext.Fence>> seen = new AtomicReference<>();
         this.runner
