@@ -441,7 +441,9 @@ final class ModelRun {
             }
         }
         for (Attempt attempt : pendingAttempts(c)) {
-            if (attempt.future.isDone()) {
+            // A waiter may be granted because another client lost its session in the same fault;
+            // whether that grant was due is checked against the model once it knows of the loss.
+            if (attempt.future.isDone() && !grantedValid(attempt)) {
                 return false;
             }
         }
