@@ -1,6 +1,7 @@
 package dev.fencelock.autoconfigure.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.fencelock.LockClient;
 import dev.fencelock.LockRequest;
@@ -10,6 +11,7 @@ import dev.fencelock.metrics.BackendMetrics;
 import dev.fencelock.test.etcd.EtcdClusterExtension;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -38,16 +40,19 @@ class FenceLockMetricsEtcdTests {
                             .acquire(LockRequest.of("order:1"))
                             .release();
                     MeterRegistry registry = context.getBean(MeterRegistry.class);
-                    assertThat(registry.get("fencelock.commit")
-                                    .tag("operation", "acquire")
-                                    .timer()
-                                    .count())
-                            .isOne();
-                    assertThat(registry.get("fencelock.commit")
-                                    .tag("operation", "release")
-                                    .timer()
-                                    .count())
-                            .isOne();
+                    // A write is reported when its answer arrives, which may be just after its caller went on.
+                    await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+                        assertThat(registry.get("fencelock.commit")
+                                        .tag("operation", "acquire")
+                                        .timer()
+                                        .count())
+                                .isOne();
+                        assertThat(registry.get("fencelock.commit")
+                                        .tag("operation", "release")
+                                        .timer()
+                                        .count())
+                                .isOne();
+                    });
                     assertThat(registry.get("fencelock.leader.changes")
                                     .counter()
                                     .count())
