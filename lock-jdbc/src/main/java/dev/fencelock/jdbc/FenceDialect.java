@@ -5,7 +5,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.List;
 import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
@@ -58,8 +57,19 @@ public enum FenceDialect {
         }
 
         @Override
-        List<SqlText.Syntax> syntaxes() {
-            return List.of(SqlText.Syntax.POSTGRESQL);
+        SqlText.Family family() {
+            return SqlText.Family.POSTGRESQL;
+        }
+
+        @Override
+        String openWritingTransactionSql() {
+            return "SELECT txid_current_if_assigned() IS NOT NULL";
+        }
+
+        @Override
+        String tableIdentitySql(FenceTable table) {
+            // The table as the session's search_path resolves it.
+            return "SELECT to_regclass('" + table + "')::oid::text";
         }
 
         @Override
@@ -120,9 +130,21 @@ public enum FenceDialect {
         }
 
         @Override
-        List<SqlText.Syntax> syntaxes() {
-            // sql_mode may or may not have NO_BACKSLASH_ESCAPES: read the text both ways.
-            return List.of(SqlText.Syntax.MARIADB, SqlText.Syntax.MARIADB_NO_BACKSLASH_ESCAPES);
+        SqlText.Family family() {
+            return SqlText.Family.MARIADB;
+        }
+
+        @Override
+        String openWritingTransactionSql() {
+            // A SELECT of no table starts no transaction, so this asks without changing the answer.
+            return "SELECT @@in_transaction = 1";
+        }
+
+        @Override
+        String tableIdentitySql(FenceTable table) {
+            return table.schema() != null
+                    ? "SELECT '" + table + "'"
+                    : "SELECT CONCAT(DATABASE(), '.', '" + table + "')";
         }
     },
 
@@ -175,8 +197,20 @@ public enum FenceDialect {
         }
 
         @Override
-        List<SqlText.Syntax> syntaxes() {
-            return List.of(SqlText.Syntax.H2);
+        SqlText.Family family() {
+            return SqlText.Family.H2;
+        }
+
+        @Override
+        String openWritingTransactionSql() {
+            return "SELECT CONTAINS_UNCOMMITTED FROM INFORMATION_SCHEMA.SESSIONS WHERE SESSION_ID = SESSION_ID()";
+        }
+
+        @Override
+        String tableIdentitySql(FenceTable table) {
+            return table.schema() != null
+                    ? "SELECT '" + table + "'"
+                    : "SELECT CURRENT_SCHEMA || '.' || '" + table + "'";
         }
     };
 
@@ -275,8 +309,35 @@ public enum FenceDialect {
         return "25006".equals(ex.getSQLState()) || ex.getErrorCode() == 1792 || ex.getErrorCode() == 90097;
     }
 
-    /** How to read SQL text of this database when looking for statement boundaries. */
-    abstract List<SqlText.Syntax> syntaxes();
+    /** The family whose readers and statement rules apply to this database's SQL text. */
+    abstract SqlText.Family family();
+
+    /** A query whose one boolean says whether the session has an open transaction that wrote. */
+    abstract String openWritingTransactionSql();
+
+    /** A query whose one string names the table {@code table} resolves to in the session, as it is now. */
+    abstract String tableIdentitySql(FenceTable table);
+
+    /**
+     * Whether {@code connection}'s session has an open transaction that wrote. Asked of a connection
+     * on which nothing ran since its transaction presented a fence: if it has one, it is that one,
+     * and the fence row's lock is still held.
+     *
+     * @throws SQLException when the session cannot answer, e.g. its transaction failed and waits
+     *     for a rollback
+     */
+    final boolean hasOpenWritingTransaction(Connection connection) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(openWritingTransactionSql());
+                ResultSet rows = statement.executeQuery()) {
+            return rows.next() && rows.getBoolean(1);
+        }
+    }
+
+    /** Which table {@code table} names in {@code connection}'s session now (its schema or catalog resolved). */
+    final String tableIdentity(Connection connection, FenceTable table) throws SQLException {
+        String identity = readString(connection, tableIdentitySql(table));
+        return (identity != null) ? identity : "missing:" + table;
+    }
 
     /** The length of {@code resource} as this database measures its {@code VARCHAR} columns. */
     int length(String resource) {

@@ -47,13 +47,23 @@ public final class FenceGuard {
 
     private final @Nullable FenceDialect configuredDialect;
 
+    private final boolean allowProcedureCalls;
+
     private volatile @Nullable FenceDialect detectedDialect;
 
-    private FenceGuard(FenceTable table, @Nullable String scope, boolean scopeRollout, @Nullable FenceDialect dialect) {
+    private volatile @Nullable SqlReader reader;
+
+    private FenceGuard(
+            FenceTable table,
+            @Nullable String scope,
+            boolean scopeRollout,
+            @Nullable FenceDialect dialect,
+            boolean allowProcedureCalls) {
         this.table = table;
         this.scope = scope;
         this.scopeRollout = scopeRollout;
         this.configuredDialect = dialect;
+        this.allowProcedureCalls = allowProcedureCalls;
     }
 
     /** A guard on the default table ({@value FenceTable#DEFAULT_NAME}), dialect detected. */
@@ -182,6 +192,21 @@ public final class FenceGuard {
         }
     }
 
+    /** Whether statements that run a procedure may run under a fence where procedures can commit. */
+    public boolean allowsProcedureCalls() {
+        return this.allowProcedureCalls;
+    }
+
+    /** How this guard's database reads SQL text; found out once, from the first connection. */
+    SqlReader reader(Connection connection) throws SQLException {
+        SqlReader reader = this.reader;
+        if (reader == null) {
+            reader = SqlReader.of(connection, this);
+            this.reader = reader;
+        }
+        return reader;
+    }
+
     /** The configured dialect, or the one detected from {@code connection}'s database. */
     public FenceDialect dialect(Connection connection) throws SQLException {
         if (this.configuredDialect != null) {
@@ -250,6 +275,8 @@ public final class FenceGuard {
 
         private boolean scopeRollout;
 
+        private boolean allowProcedureCalls;
+
         private Builder() {}
 
         /** The fence table, optionally {@code schema.table}; validated as a plain identifier. */
@@ -286,6 +313,20 @@ public final class FenceGuard {
             return this;
         }
 
+        /**
+         * Whether a statement that runs a procedure ({@code CALL}, {@code EXECUTE}, MariaDB's {@code
+         * BEGIN NOT ATOMIC}, a {@code CallableStatement}) may run under a fence on MariaDB/MySQL and
+         * H2, where a procedure may commit and go on writing inside that one statement, after the
+         * guard's check has ended (default: false, such statements are refused under a fence). Allow
+         * it only when the procedures called under locks never commit, or when the tables they write
+         * are protected by the database's own fence (protected tables). On PostgreSQL procedures
+         * cannot commit inside a transaction, and calls always run.
+         */
+        public Builder allowProcedureCalls(boolean allow) {
+            this.allowProcedureCalls = allow;
+            return this;
+        }
+
         /** Overrides dialect detection, e.g. for a database that reports another product name. */
         public Builder dialect(FenceDialect dialect) {
             this.dialect = dialect;
@@ -304,7 +345,11 @@ public final class FenceGuard {
                 throw new IllegalArgumentException("A fence scope rollout needs a scope to roll out");
             }
             return new FenceGuard(
-                    new FenceTable(this.tableName, this.resourceLength), this.scope, this.scopeRollout, this.dialect);
+                    new FenceTable(this.tableName, this.resourceLength),
+                    this.scope,
+                    this.scopeRollout,
+                    this.dialect,
+                    this.allowProcedureCalls);
         }
 
         private static boolean isValidScope(String scope) {

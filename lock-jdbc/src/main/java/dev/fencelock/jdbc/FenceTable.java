@@ -1,6 +1,7 @@
 package dev.fencelock.jdbc;
 
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where the fence rows live: a validated table name and the length of its {@code resource}
@@ -47,6 +48,12 @@ public record FenceTable(String name, int resourceLength) {
     /** {@code name} with the default resource column length. */
     public static FenceTable named(String name) {
         return new FenceTable(name, DEFAULT_RESOURCE_LENGTH);
+    }
+
+    /** The schema the name is qualified with, or {@code null} when the session's current schema decides. */
+    public @Nullable String schema() {
+        int dot = this.name.indexOf('.');
+        return (dot < 0) ? null : this.name.substring(0, dot);
     }
 
     private static boolean isValidName(String name) {

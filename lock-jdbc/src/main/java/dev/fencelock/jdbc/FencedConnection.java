@@ -52,9 +52,7 @@ final class FencedConnection implements InvocationHandler {
     /** The connection's read-only flag as last set through this proxy; {@code null} until known. */
     private @Nullable Boolean readOnly;
 
-    private @Nullable String database;
-
-    private @Nullable List<SqlText.Syntax> syntaxes;
+    private @Nullable SqlReader reader;
 
     private FencedConnection(Connection target, FenceGuard guard, Consumer<FencingTokenRejectedException> rejections) {
         this.target = target;
@@ -105,13 +103,14 @@ final class FencedConnection implements InvocationHandler {
             case "prepareStatement":
             case "prepareCall":
                 Statement prepared = (Statement) FencedJdbcObject.call(this.target, method, args);
-                return statement(
-                        prepared,
-                        method.getReturnType(),
-                        (String) args[0],
-                        method.getName().equals("prepareCall"));
+                return statement(prepared, method.getReturnType(), (String) args[0]);
             default:
-                return fenced(FencedJdbcObject.call(this.target, method, args), method.getReturnType(), null);
+                try {
+                    return fenced(FencedJdbcObject.call(this.target, method, args), method.getReturnType(), null);
+                } catch (SQLException ex) {
+                    failed();
+                    throw ex;
+                }
         }
     }
 
@@ -131,6 +130,13 @@ final class FencedConnection implements InvocationHandler {
      */
     @Nullable
     Object fenced(@Nullable Object result, Class<?> declared, @Nullable Object owner) {
+        // Large objects are not Wrappers, yet PostgreSQL's write to the server as their setters run.
+        if (result instanceof Blob || result instanceof Clob || result instanceof SQLXML) {
+            Class<?> lob = (result instanceof NClob)
+                    ? NClob.class
+                    : (result instanceof Clob) ? Clob.class : (result instanceof Blob) ? Blob.class : SQLXML.class;
+            return FencedJdbcObject.proxy(lob, new FencedJdbcObject(this, result, null));
+        }
         if (result == null || !(result instanceof Wrapper || result instanceof Array)) {
             return result;
         }
@@ -141,8 +147,7 @@ final class FencedConnection implements InvocationHandler {
             return statement(
                     statement,
                     declared.isInstance(result) && declared.isInterface() ? declared : Statement.class,
-                    null,
-                    result instanceof CallableStatement);
+                    null);
         }
         if (result instanceof ResultSet) {
             Object statement = (owner instanceof Statement) ? owner : null;
@@ -150,24 +155,16 @@ final class FencedConnection implements InvocationHandler {
         }
         Class<?> type = (result instanceof DatabaseMetaData)
                 ? DatabaseMetaData.class
-                : (result instanceof NClob)
-                        ? NClob.class
-                        : (result instanceof Clob)
-                                ? Clob.class
-                                : (result instanceof Blob)
-                                        ? Blob.class
-                                        : (result instanceof SQLXML)
-                                                ? SQLXML.class
-                                                : (result instanceof Array) ? Array.class : null;
+                : (result instanceof Array) ? Array.class : null;
         return (type != null) ? FencedJdbcObject.proxy(type, new FencedJdbcObject(this, result, null)) : result;
     }
 
-    private Object statement(Statement statement, Class<?> type, @Nullable String sql, boolean callable) {
+    private Object statement(Statement statement, Class<?> type, @Nullable String sql) {
         Class<?> proxied =
                 (type == Statement.class || type == PreparedStatement.class || type == CallableStatement.class)
                         ? type
                         : Statement.class;
-        FencedStatement handler = new FencedStatement(this, statement, sql, callable);
+        FencedStatement handler = new FencedStatement(this, statement, sql);
         Object proxy = FencedJdbcObject.proxy(proxied, handler);
         handler.setProxy(proxy);
         return proxy;
@@ -195,7 +192,10 @@ final class FencedConnection implements InvocationHandler {
 
     /** What running {@code texts} (one text, or a batch) does to the transaction. */
     TransactionBoundary.Effect effectOf(List<String> texts) throws SQLException {
-        return TransactionBoundary.ofBatch(texts, syntaxes());
+        if (this.reader == null) {
+            this.reader = this.guard.reader(this.target);
+        }
+        return this.reader.effectOf(texts);
     }
 
     /** Whether executing statements here needs to know their effect on the transaction at all. */
@@ -204,12 +204,24 @@ final class FencedConnection implements InvocationHandler {
     }
 
     /** Runs before SQL with {@code effect} executes: refuses, confirms rides, and runs the guard as needed. */
-    void beforeExecute(TransactionBoundary.Effect effect) throws SQLException {
+    void beforeExecute(TransactionBoundary.Effect effect, @Nullable String sql) throws SQLException {
         boolean fenced = FencingContext.current().isPresent();
         if (fenced && effect.endsBeforeLast()) {
-            throw new LockException("Refused SQL that ends the transaction before its last statement (a COMMIT,"
-                    + " an implicit commit, a procedure call) while this thread works under a lock: the statements"
-                    + " after it would run in a transaction the fence guard never saw. Run them one by one.");
+            throw new LockException("Refused SQL in which a statement may end the transaction before the last one"
+                    + " (a COMMIT, an implicit commit, a statement the guard does not know) while this thread works"
+                    + " under a lock: the statements after it would run in a transaction the fence guard never saw."
+                    + " Run them one by one" + quoted(sql));
+        }
+        if (fenced && effect.refusal() != null) {
+            throw new LockException(
+                    "Refused SQL while this thread works under a lock: " + effect.refusal() + quoted(sql));
+        }
+        if (fenced && effect.procedure() && !this.guard.allowsProcedureCalls()) {
+            throw new LockException("Refused a procedure call while this thread works under a lock: on this database"
+                    + " a procedure may commit and go on writing within the one statement, where the fence guard"
+                    + " cannot check it. Call it outside the lock, or, if the procedures called under locks never"
+                    + " commit or write only protected tables, allow procedure calls on the fence guard"
+                    + " (fencelock.fencing.jdbc.allow-procedure-calls)" + quoted(sql));
         }
         if (effect.last() == TransactionBoundary.COMMIT) {
             confirmRides();
@@ -224,6 +236,48 @@ final class FencedConnection implements InvocationHandler {
         if (effect.last().ends() || effect.endsBeforeLast()) {
             endTransaction();
         }
+    }
+
+    /**
+     * A statement or another call that reaches the server failed: the server may have rolled the
+     * whole transaction back (a deadlock victim, a lock wait timeout with rollback), releasing the
+     * fence row, while the connection stays usable. The next statement presents the fences again.
+     */
+    void failed() {
+        FencedTransaction current = this.transaction;
+        if (current != null) {
+            current.failed();
+        }
+    }
+
+    /** Whether this connection's session has an open transaction that wrote (asked of the server). */
+    boolean hasOpenWritingTransaction() throws SQLException {
+        return this.guard.dialect(this.target).hasOpenWritingTransaction(this.target);
+    }
+
+    /** Whether {@code failure} says this connection's session is gone, and its transaction with it. */
+    boolean isGone(SQLException failure) throws SQLException {
+        String state = failure.getSQLState();
+        return (state != null && state.startsWith("08")) || this.target.isClosed();
+    }
+
+    /**
+     * The fence table as this connection's session resolves it now, with the database's URL:
+     * transactions ride only on locks in the same table. Asked only when a transaction would ride.
+     */
+    String fenceTableIdentity() throws SQLException {
+        String url = this.target.getMetaData().getURL();
+        int parameters = (url != null) ? url.indexOf('?') : -1;
+        String database = (parameters < 0) ? String.valueOf(url) : url.substring(0, parameters);
+        return database + "/" + this.guard.dialect(this.target).tableIdentity(this.target, this.guard.table());
+    }
+
+    private static String quoted(@Nullable String sql) {
+        if (sql == null) {
+            return ".";
+        }
+        String shown = (sql.length() > 120) ? sql.substring(0, 120) + "…" : sql;
+        return ": " + shown.replace('\n', ' ').replace('\r', ' ');
     }
 
     /** Before a write that no statement carries (an updatable result set, a large object). */
@@ -298,7 +352,7 @@ final class FencedConnection implements InvocationHandler {
     private FencedTransaction transaction() throws SQLException {
         FencedTransaction current = this.transaction;
         if (current == null || !current.isOpen()) {
-            current = new FencedTransaction(database(), this.target);
+            current = new FencedTransaction(this);
             this.transaction = current;
         }
         return current;
@@ -310,30 +364,6 @@ final class FencedConnection implements InvocationHandler {
             this.transaction = null;
             current.end();
         }
-    }
-
-    /** The fence table and the database it lives in: transactions ride only on locks of the same one. */
-    private String database() throws SQLException {
-        if (this.database == null) {
-            String url = this.target.getMetaData().getURL();
-            int parameters = (url != null) ? url.indexOf('?') : -1;
-            this.database = this.guard.table() + "@" + ((parameters < 0) ? url : url.substring(0, parameters));
-        }
-        return this.database;
-    }
-
-    private List<SqlText.Syntax> syntaxes() throws SQLException {
-        if (this.syntaxes == null) {
-            List<SqlText.Syntax> syntaxes;
-            try {
-                syntaxes = this.guard.dialect(this.target).syntaxes();
-            } catch (LockException unsupported) {
-                // A database without a fence dialect: read the text every way, the worst reading wins.
-                syntaxes = List.of(SqlText.Syntax.values());
-            }
-            this.syntaxes = syntaxes;
-        }
-        return this.syntaxes;
     }
 
     FencingTokenRejectedException reported(FencingTokenRejectedException rejection) {

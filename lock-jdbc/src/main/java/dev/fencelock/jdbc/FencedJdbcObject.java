@@ -1,5 +1,7 @@
 package dev.fencelock.jdbc;
 
+import java.io.OutputStream;
+import java.io.Writer;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -7,6 +9,7 @@ import java.lang.reflect.Proxy;
 import java.sql.Blob;
 import java.sql.Clob;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.SQLXML;
 import org.jspecify.annotations.Nullable;
 
@@ -60,11 +63,22 @@ class FencedJdbcObject implements InvocationHandler {
                 }
                 break;
             default:
-                if (writesThrough(name)) {
-                    this.connection.beforeDirectWrite();
-                }
+                break;
         }
-        return this.connection.fenced(call(this.target, method, args), method.getReturnType(), self);
+        try {
+            if (writesThrough(name)) {
+                this.connection.beforeDirectWrite();
+            }
+            Object result = call(this.target, method, args);
+            if (result instanceof OutputStream || result instanceof Writer) {
+                // A large object's stream writes to the server later, as the caller writes to it.
+                return FencedLargeObjectStream.of(result, this.connection);
+            }
+            return this.connection.fenced(result, method.getReturnType(), self);
+        } catch (SQLException ex) {
+            this.connection.failed();
+            throw ex;
+        }
     }
 
     /** Whether calling {@code name} on this object writes to the database without a statement the guard sees. */

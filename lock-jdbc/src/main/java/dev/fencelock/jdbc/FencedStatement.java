@@ -4,6 +4,7 @@ import dev.fencelock.FencingContext;
 import dev.fencelock.FencingContext.Fence;
 import dev.fencelock.FencingTokenRejectedException;
 import java.lang.reflect.Method;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -21,9 +22,6 @@ final class FencedStatement extends FencedJdbcObject {
     /** The SQL of a prepared or callable statement, or {@code null} for a plain one. */
     private final @Nullable String sql;
 
-    /** A callable statement runs a procedure, which may commit. */
-    private final boolean callable;
-
     /** {@code table.column} of a row-fenced prepared update, or {@code null}. */
     private final @Nullable String fencedRow;
 
@@ -34,10 +32,9 @@ final class FencedStatement extends FencedJdbcObject {
 
     private @Nullable Object proxy;
 
-    FencedStatement(FencedConnection connection, Statement target, @Nullable String sql, boolean callable) {
+    FencedStatement(FencedConnection connection, Statement target, @Nullable String sql) {
         super(connection, target, null);
         this.sql = sql;
-        this.callable = callable;
         this.fencedRow = (sql != null) ? FencedRowComment.fencedRow(sql) : null;
     }
 
@@ -69,13 +66,17 @@ final class FencedStatement extends FencedJdbcObject {
     private @Nullable Object execute(Object self, Method method, @Nullable Object[] args) throws Throwable {
         boolean isBatch = method.getName().endsWith("Batch");
         String text = (args != null && args.length > 0 && args[0] instanceof String given) ? given : this.sql;
-        TransactionBoundary.@Nullable Effect effect = this.connection.tracksStatements() ? effect(isBatch, text) : null;
-        if (effect != null) {
-            this.connection.beforeExecute(effect);
-        }
+        TransactionBoundary.@Nullable Effect effect = null;
         Object result;
         try {
+            effect = this.connection.tracksStatements() ? effect(isBatch, text) : null;
+            if (effect != null) {
+                this.connection.beforeExecute(effect, isBatch ? String.join("; ", this.batch) : text);
+            }
             result = call(this.target, method, args);
+        } catch (SQLException ex) {
+            this.connection.failed();
+            throw ex;
         } finally {
             if (isBatch) {
                 this.batch.clear();
@@ -91,10 +92,7 @@ final class FencedStatement extends FencedJdbcObject {
         return this.connection.fenced(result, method.getReturnType(), self);
     }
 
-    private TransactionBoundary.Effect effect(boolean isBatch, @Nullable String text) throws java.sql.SQLException {
-        if (this.callable) {
-            return TransactionBoundary.Effect.OPAQUE_CALL;
-        }
+    private TransactionBoundary.Effect effect(boolean isBatch, @Nullable String text) throws SQLException {
         if (isBatch) {
             return this.connection.effectOf(this.batch);
         }

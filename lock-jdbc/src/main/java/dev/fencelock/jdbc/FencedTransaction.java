@@ -1,9 +1,8 @@
 package dev.fencelock.jdbc;
 
 import dev.fencelock.FencingContext.Fence;
-import java.sql.Connection;
+import dev.fencelock.LockException;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -15,29 +14,34 @@ import org.jspecify.annotations.Nullable;
  * statement to its end, whatever ends it.
  *
  * <p>A transaction that presented a fence holds the fence row's lock until it ends. Another
- * transaction of the same thread on the same database (Spring's {@code REQUIRES_NEW}, a second
+ * transaction of the same thread on the same fence table (Spring's {@code REQUIRES_NEW}, a second
  * fenced data source) cannot present the same fence: it would wait for a lock that its own thread
  * holds, and the first transaction waits for it. It rides on the first one instead: while that
- * one is open, nobody can advance the fence row, so the token it accepted stays the highest. A
- * rider that is about to commit after its lender ended, or whose lender no longer answers,
- * presents the fence itself first.
+ * one is open, nobody can advance the fence row, so the token it accepted stays the highest.
+ *
+ * <p>Whether the first one is still open is asked of its server whenever it cannot be known: after
+ * an error on its connection (the server may have rolled it back, a deadlock victim) and before a
+ * rider commits (the session may have been ended from outside). A rider whose lender has ended
+ * presents the fence itself.
  */
 final class FencedTransaction {
 
     /** Open transactions of this thread that hold fence row locks, for riders to find. */
     private static final ThreadLocal<List<FencedTransaction>> LENDERS = new ThreadLocal<>();
 
-    /** Which database the fence rows live in: the fence table and where the connection points. */
-    private final String database;
-
-    /** The real connection, to see whether a lender is still alive. */
-    private final Connection connection;
+    private final FencedConnection connection;
 
     private final Map<String, Check> checks = new HashMap<>(4);
 
     private boolean open = true;
 
     private boolean lending;
+
+    /** A statement failed since the fences were presented: the server may have rolled the transaction back. */
+    private boolean uncertain;
+
+    /** Which fence table this transaction's session writes to; computed when a rider first needs it. */
+    private @Nullable String table;
 
     /**
      * One fence as this transaction established it.
@@ -49,8 +53,7 @@ final class FencedTransaction {
     private record Check(
             Fence fence, boolean rowLocked, @Nullable FencedTransaction lender) {}
 
-    FencedTransaction(String database, Connection connection) {
-        this.database = database;
+    FencedTransaction(FencedConnection connection) {
         this.connection = connection;
     }
 
@@ -62,13 +65,20 @@ final class FencedTransaction {
     boolean covers(Fence fence) {
         Check check = this.checks.get(fence.resource());
         return check != null
+                && !this.uncertain
                 && check.fence().token() == fence.token()
                 && fence.isValid()
-                && (check.lender() == null || check.lender().open);
+                && (check.lender() == null || (check.lender().open && !check.lender().uncertain));
+    }
+
+    /** A statement of this transaction failed: the fences are presented again before the next one. */
+    void failed() {
+        this.uncertain = true;
     }
 
     /** Records that the guard presented {@code fence} in this transaction. */
     void presented(Fence fence, boolean rowLocked) {
+        this.uncertain = false;
         this.checks.put(fence.resource(), new Check(fence, rowLocked, null));
         if (rowLocked && !this.lending) {
             this.lending = true;
@@ -82,24 +92,25 @@ final class FencedTransaction {
     }
 
     /**
-     * Rides on another open transaction of this thread that holds {@code fence}'s row lock on the
-     * same database, if there is one.
+     * Rides on another open transaction of this thread that holds {@code fence}'s row lock in the
+     * same fence table, if there is one.
      *
      * @return whether it found one
      */
-    boolean rideOnLender(Fence fence) {
+    boolean rideOnLender(Fence fence) throws SQLException {
         List<FencedTransaction> lenders = LENDERS.get();
         if (lenders == null) {
             return false;
         }
-        for (FencedTransaction lender : lenders) {
+        for (FencedTransaction lender : List.copyOf(lenders)) {
             Check check = lender.checks.get(fence.resource());
             if (lender != this
                     && lender.open
-                    && lender.database.equals(this.database)
                     && check != null
                     && check.rowLocked()
-                    && check.fence().token() == fence.token()) {
+                    && check.fence().token() == fence.token()
+                    && lender.table().equals(table())
+                    && (!lender.uncertain || lender.stillOpen())) {
                 this.checks.put(fence.resource(), new Check(fence, false, lender));
                 return true;
             }
@@ -109,13 +120,13 @@ final class FencedTransaction {
 
     /**
      * The fences this transaction must present itself before it commits: those it rode on a lender
-     * that has ended since, or that no longer answers (its session may be gone, and its lock with it).
+     * whose server transaction has ended since.
      */
-    List<Fence> ridesToConfirm() {
+    List<Fence> ridesToConfirm() throws SQLException {
         List<Fence> confirm = new ArrayList<>();
-        for (Check check : this.checks.values()) {
+        for (Check check : List.copyOf(this.checks.values())) {
             FencedTransaction lender = check.lender();
-            if (lender != null && !(lender.open && lender.answers())) {
+            if (lender != null && !(lender.open && lender.stillOpen())) {
                 confirm.add(check.fence());
             }
         }
@@ -138,13 +149,41 @@ final class FencedTransaction {
         }
     }
 
-    private boolean answers() {
-        try (Statement statement = this.connection.createStatement()) {
-            statement.execute("SELECT 1");
-            return true;
+    /**
+     * Asks the server whether this transaction is still open. Nothing ran on its connection since it
+     * presented its fences, or since the failure, so an open writing transaction there is this one.
+     *
+     * @throws LockException when the server cannot say: the fence row may still be locked by it, and a
+     *     rider would wait for that lock on its own thread
+     */
+    private boolean stillOpen() throws SQLException {
+        boolean open;
+        try {
+            open = this.connection.hasOpenWritingTransaction();
         } catch (SQLException ex) {
-            end();
-            return false;
+            if (this.connection.isGone(ex) || "25P02".equals(ex.getSQLState())) {
+                // Gone, or (PostgreSQL) failed: its server transaction already aborted and released its locks.
+                open = false;
+            } else {
+                throw new LockException(
+                        "Could not tell whether an outer transaction of this thread on the same fence table still"
+                                + " holds the fence row's lock (" + ex.getMessage() + "); roll it back before"
+                                + " committing the transaction nested in it.",
+                        ex);
+            }
         }
+        if (open) {
+            this.uncertain = false;
+        } else {
+            end();
+        }
+        return open;
+    }
+
+    private String table() throws SQLException {
+        if (this.table == null) {
+            this.table = this.connection.fenceTableIdentity();
+        }
+        return this.table;
     }
 }

@@ -4,226 +4,201 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Splits SQL text into its top-level statements and reads the first words of each, so the fenced
- * connection can tell which statements end a transaction. It knows only what it must to find
- * statement boundaries reliably: string literals, quoted identifiers, comments and PostgreSQL's
- * dollar quotes, in each dialect's flavour. It does not parse SQL.
+ * Splits SQL text into its statements as one reader of it does, and keeps the first tokens of
+ * each, so the fenced connection can tell what each statement does to the transaction. A reader
+ * is a server with its lexical settings, or a driver that splits text itself before the server
+ * sees it ({@link Syntax}). The readers disagree on comments, quotes and escapes, so the connection
+ * reads every text with every reader its database may use and believes the worst reading; the
+ * differential tests run the same texts on the real servers to keep these rules honest.
+ *
+ * <p>It tokenizes only as far as statement boundaries and statement kinds need: literals,
+ * comments and quoted identifiers are skipped, words are kept in upper case, and a few punctuation
+ * marks are kept because they change what a statement does ({@code (} of a function call, {@code
+ * =} and {@code @} of an assignment). A literal becomes the token {@code '}, a number {@code 0}.
  */
 final class SqlText {
 
-    /** The lexical rules of one database family. */
+    /** Tokens kept per statement; enough to find {@code FOR} in {@code SET STATEMENT … FOR}. */
+    static final int MAX_TOKENS = 64;
+
+    /** A reader of SQL text: a server with given lexical settings, or a driver that splits text itself. */
     enum Syntax {
-        /** Standard strings ({@code ''} escapes), {@code E'…'} with backslashes, nested comments, dollar quotes. */
-        POSTGRESQL(false, false, true, true),
-        /** Backslash escapes in strings, {@code #} comments, backticks, executable {@code /*! … *}{@code /} comments. */
-        MARIADB(true, true, false, false),
+        /** PostgreSQL's server with {@code standard_conforming_strings = on}: {@code E'…'} alone has backslash escapes. */
+        POSTGRESQL(Family.POSTGRESQL, false, false),
+        /** PostgreSQL's server with {@code standard_conforming_strings = off}: every string has backslash escapes. */
+        POSTGRESQL_BACKSLASH_STRINGS(Family.POSTGRESQL, true, false),
+        /** The PostgreSQL JDBC driver, which splits text at {@code ;} outside parentheses before the server parses it. */
+        POSTGRESQL_DRIVER(Family.POSTGRESQL, false, false),
+        /** The PostgreSQL JDBC driver on a connection with {@code standard_conforming_strings = off}. */
+        POSTGRESQL_DRIVER_BACKSLASH_STRINGS(Family.POSTGRESQL, true, false),
+        /** MariaDB's default {@code sql_mode}: {@code "…"} is a string, backslashes escape in strings. */
+        MARIADB(Family.MARIADB, true, false),
         /** MariaDB with {@code NO_BACKSLASH_ESCAPES}. */
-        MARIADB_NO_BACKSLASH_ESCAPES(false, true, false, false),
-        /** Standard strings and {@code //} comments. */
-        H2(false, false, false, false);
+        MARIADB_NO_BACKSLASH_ESCAPES(Family.MARIADB, false, false),
+        /** MariaDB with {@code ANSI_QUOTES}: {@code "…"} is an identifier. */
+        MARIADB_ANSI_QUOTES(Family.MARIADB, true, true),
+        /** MariaDB with {@code ANSI_QUOTES} and {@code NO_BACKSLASH_ESCAPES}. */
+        MARIADB_ANSI_QUOTES_NO_BACKSLASH_ESCAPES(Family.MARIADB, false, true),
+        /** H2 in its regular mode. */
+        H2(Family.H2, false, false),
+        /** H2 in a mode that reads {@code […]} as a quoted identifier (MSSQLServer). */
+        H2_SQUARE_BRACKETS(Family.H2, false, true);
+
+        final Family family;
 
         final boolean backslashEscapes;
 
-        final boolean mysql;
+        /** MariaDB: {@code "} quotes identifiers; H2: {@code [} quotes identifiers. */
+        final boolean quotesIdentifiers;
 
-        final boolean nestedComments;
-
-        final boolean dollarQuotes;
-
-        Syntax(boolean backslashEscapes, boolean mysql, boolean nestedComments, boolean dollarQuotes) {
+        Syntax(Family family, boolean backslashEscapes, boolean quotesIdentifiers) {
+            this.family = family;
             this.backslashEscapes = backslashEscapes;
-            this.mysql = mysql;
-            this.nestedComments = nestedComments;
-            this.dollarQuotes = dollarQuotes;
+            this.quotesIdentifiers = quotesIdentifiers;
+        }
+
+        boolean isDriver() {
+            return this == POSTGRESQL_DRIVER || this == POSTGRESQL_DRIVER_BACKSLASH_STRINGS;
+        }
+
+        /** Every reader of a database family: the guard cannot know which settings a session has. */
+        static List<Syntax> of(Family family) {
+            List<Syntax> syntaxes = new ArrayList<>(4);
+            for (Syntax syntax : values()) {
+                if (family == Family.UNKNOWN || syntax.family == family) {
+                    syntaxes.add(syntax);
+                }
+            }
+            return syntaxes;
+        }
+    }
+
+    /** The database families whose statements and lexical rules the guard knows. */
+    enum Family {
+        POSTGRESQL,
+        MARIADB,
+        H2,
+        /** A database without a fence dialect: every reader and the most careful statement rules. */
+        UNKNOWN
+    }
+
+    /** One statement: its first {@link #MAX_TOKENS} tokens. */
+    record Statement(List<String> tokens) {
+
+        String first() {
+            return this.tokens.get(0);
+        }
+
+        String token(int index) {
+            return (index < this.tokens.size()) ? this.tokens.get(index) : "";
+        }
+
+        boolean has(String token) {
+            return this.tokens.contains(token);
+        }
+
+        /** Whether the tokens from {@code from} on start with {@code words}. */
+        boolean startsWith(int from, String... words) {
+            for (int i = 0; i < words.length; i++) {
+                if (!token(from + i).equals(words[i])) {
+                    return false;
+                }
+            }
+            return true;
         }
     }
 
     /**
-     * The statements of one SQL text.
+     * The statements of one text as one reader splits it.
      *
-     * @param heads the first words of each non-empty statement, upper case, single-spaced
-     * @param complete false when the text ends inside a literal or comment, so its statements
-     *     could not be told apart with certainty
+     * @param complete false when the text ends inside a literal, a comment or a quoted identifier:
+     *     the reader refuses such text, but where it stops cannot be known for certain
      */
-    record Statements(List<String> heads, boolean complete) {}
+    record Statements(List<Statement> statements, boolean complete) {}
 
     private SqlText() {}
 
-    static Statements split(String sql, Syntax syntax) {
-        Splitter splitter = new Splitter();
-        int executableComments = 0;
-        int i = 0;
-        int n = sql.length();
-        while (i < n) {
-            char c = sql.charAt(i);
-            char next = (i + 1 < n) ? sql.charAt(i + 1) : 0;
-            int skipTo = -1;
-            if ((c == '-' && next == '-')
-                    || (c == '#' && syntax.mysql)
-                    || (c == '/' && next == '/' && syntax == Syntax.H2)) {
-                skipTo = lineEnd(sql, i);
-            } else if (c == '/' && next == '*') {
-                if (syntax.mysql && (sql.startsWith("/*!", i) || sql.startsWith("/*M!", i))) {
-                    // MariaDB runs what an executable comment holds: read it as SQL.
-                    splitter.endWord();
-                    i = skipVersion(sql, i + (sql.charAt(i + 2) == '!' ? 3 : 4));
-                    executableComments++;
-                    continue;
-                }
-                skipTo = commentEnd(sql, i, syntax.nestedComments);
-            } else if (c == '*' && next == '/' && executableComments > 0) {
-                executableComments--;
-                skipTo = i + 2;
-            } else if (c == '\'') {
-                skipTo = quotedEnd(sql, i, '\'', syntax.backslashEscapes || isEscapeStringPrefix(sql, i, syntax));
-            } else if (c == '"') {
-                skipTo = quotedEnd(sql, i, '"', syntax.backslashEscapes);
-            } else if (c == '`' && syntax.mysql) {
-                skipTo = quotedEnd(sql, i, '`', false);
-            } else if (c == '$' && syntax.dollarQuotes && !splitter.inWord()) {
-                skipTo = dollarQuotedEnd(sql, i);
-            }
-            if (skipTo == Integer.MAX_VALUE) {
-                return new Statements(splitter.finish(), false);
-            }
-            if (skipTo >= 0) {
-                // Literals and comments separate words and are never part of one.
-                splitter.endWord();
-                i = skipTo;
-            } else if (c == ';') {
-                splitter.endStatement();
-                i++;
-            } else {
-                splitter.add(c);
-                i++;
-            }
-        }
-        return new Statements(splitter.finish(), executableComments == 0);
+    /**
+     * Splits {@code sql} as {@code syntax} reads it.
+     *
+     * @param mariaDbVersion the MariaDB server's version as {@code 101119} for 10.11.19, which
+     *     decides whether a versioned {@code /*!NNNNN … *}{@code /} comment runs; 0 reads every
+     *     such comment as code, -1 none
+     */
+    static Statements split(String sql, Syntax syntax, int mariaDbVersion) {
+        Collector collector = new Collector();
+        boolean complete = switch (syntax.family) {
+            case POSTGRESQL -> PostgresSqlScanner.scan(sql, syntax, collector);
+            case MARIADB -> MariaDbSqlScanner.scan(sql, syntax, mariaDbVersion, collector);
+            case H2 -> H2SqlScanner.scan(sql, syntax, collector);
+            case UNKNOWN -> throw new IllegalArgumentException("no reader for " + syntax);
+        };
+        return new Statements(collector.finish(), complete);
     }
 
-    /** Collects the first words of each statement. */
-    private static final class Splitter {
+    /** Collects tokens into statements as a scanner finds them. */
+    static final class Collector {
 
-        /** Enough for {@code PREPARE TRANSACTION} and for {@code SET a = 1, autocommit = 1}. */
-        private static final int HEAD_WORDS = 16;
+        private final List<Statement> statements = new ArrayList<>(2);
 
-        private final List<String> heads = new ArrayList<>();
-
-        private final List<String> words = new ArrayList<>();
+        private List<String> tokens = new ArrayList<>();
 
         private final StringBuilder word = new StringBuilder();
+
+        /** Adds a character of a word (an identifier, a keyword, a number); upper case. */
+        void wordChar(int codePoint) {
+            this.word.appendCodePoint(Character.toUpperCase(codePoint));
+        }
+
+        /** Ends the word being read, if any. */
+        void endWord() {
+            if (this.word.length() > 0) {
+                add(Character.isDigit(this.word.charAt(0)) ? "0" : this.word.toString());
+                this.word.setLength(0);
+            }
+        }
 
         boolean inWord() {
             return this.word.length() > 0;
         }
 
-        void add(char c) {
-            if (Character.isLetterOrDigit(c) || c == '_' || c == '@') {
-                this.word.append(Character.toUpperCase(c));
-            } else {
-                endWord();
-            }
+        /** A token other than a word: a literal ({@code '}), or punctuation the statement rules use. */
+        void token(String token) {
+            endWord();
+            add(token);
         }
 
-        void endWord() {
-            if (this.word.length() > 0 && this.words.size() < HEAD_WORDS) {
-                this.words.add(this.word.toString());
-            }
-            this.word.setLength(0);
+        /** A character that is neither part of a word nor a token the rules use: it only ends a word. */
+        void separator() {
+            endWord();
         }
 
         void endStatement() {
             endWord();
-            if (!this.words.isEmpty()) {
-                this.heads.add(String.join(" ", this.words));
+            if (!this.tokens.isEmpty()) {
+                this.statements.add(new Statement(List.copyOf(this.tokens)));
+                this.tokens = new ArrayList<>();
             }
-            this.words.clear();
         }
 
-        List<String> finish() {
+        List<Statement> finish() {
             endStatement();
-            return this.heads;
+            return this.statements;
         }
-    }
 
-    private static boolean isEscapeStringPrefix(String sql, int quote, Syntax syntax) {
-        if (syntax != Syntax.POSTGRESQL || quote == 0) {
-            return false;
-        }
-        char prefix = sql.charAt(quote - 1);
-        boolean standalone =
-                quote < 2 || !Character.isLetterOrDigit(sql.charAt(quote - 2)) && sql.charAt(quote - 2) != '_';
-        return (prefix == 'E' || prefix == 'e') && standalone;
-    }
-
-    private static int lineEnd(String sql, int from) {
-        int end = sql.indexOf('\n', from);
-        return (end < 0) ? sql.length() : end + 1;
-    }
-
-    /** The index after the comment starting at {@code from}, or MAX_VALUE when it never ends. */
-    private static int commentEnd(String sql, int from, boolean nested) {
-        int depth = 0;
-        int i = from;
-        while (i + 1 < sql.length()) {
-            if (sql.charAt(i) == '/' && sql.charAt(i + 1) == '*') {
-                depth = nested ? depth + 1 : 1;
-                i += 2;
-            } else if (sql.charAt(i) == '*' && sql.charAt(i + 1) == '/') {
-                depth--;
-                i += 2;
-                if (depth == 0) {
-                    return i;
-                }
-            } else {
-                i++;
+        private void add(String token) {
+            if (this.tokens.size() < MAX_TOKENS) {
+                this.tokens.add(token);
             }
         }
-        return Integer.MAX_VALUE;
-    }
 
-    /** The index after the literal opened by {@code quote} at {@code from}, or MAX_VALUE when it never ends. */
-    private static int quotedEnd(String sql, int from, char quote, boolean backslashEscapes) {
-        int i = from + 1;
-        while (i < sql.length()) {
-            char c = sql.charAt(i);
-            if (c == '\\' && backslashEscapes) {
-                i += 2;
-            } else if (c == quote) {
-                if (i + 1 < sql.length() && sql.charAt(i + 1) == quote) {
-                    i += 2;
-                } else {
-                    return i + 1;
-                }
+        /** Punctuation the statement rules look at; anything else only separates words. */
+        void punctuation(char c) {
+            if (c == '(' || c == '=' || c == '@' || c == '{') {
+                token(String.valueOf(c));
             } else {
-                i++;
+                separator();
             }
         }
-        return Integer.MAX_VALUE;
-    }
-
-    /** The index after a {@code $tag$…$tag$} literal at {@code from}; -1 when {@code $} opens none (e.g. {@code $1}). */
-    private static int dollarQuotedEnd(String sql, int from) {
-        int i = from + 1;
-        while (i < sql.length()
-                && (Character.isLetter(sql.charAt(i))
-                        || sql.charAt(i) == '_'
-                        || (i > from + 1 && Character.isDigit(sql.charAt(i))))) {
-            i++;
-        }
-        if (i >= sql.length() || sql.charAt(i) != '$') {
-            return -1;
-        }
-        String tag = sql.substring(from, i + 1);
-        int end = sql.indexOf(tag, i + 1);
-        return (end < 0) ? Integer.MAX_VALUE : end + tag.length();
-    }
-
-    private static int skipVersion(String sql, int from) {
-        int i = from;
-        while (i < sql.length() && Character.isDigit(sql.charAt(i))) {
-            i++;
-        }
-        return i;
     }
 }

@@ -1,182 +1,121 @@
 package dev.fencelock.jdbc;
 
+import dev.fencelock.jdbc.SqlText.Family;
 import java.util.List;
-import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
- * What one SQL statement does to the transaction around it, as far as the fence guard cares: the
- * guard's check holds until the transaction ends, so every statement that may end it must be known.
- * When in doubt, a statement counts as one that may commit: the guard then runs once more, which is
- * cheap, whereas trusting a check past a commit would let writes land unfenced.
+ * What SQL text does to the transaction around it, as far as the fence guard cares. The guard's
+ * check holds until the transaction ends, so every statement that may end it must be known.
+ *
+ * <p>This is an allow-list: a statement is taken for harmless only in a form recognised in full
+ * ({@link StatementKind}). Anything else is guarded and counted as a possible end of the
+ * transaction, which costs one more guard at most; trusting a check past a commit would let writes
+ * land unfenced. Text is read by every reader its database may use ({@link SqlText.Syntax}), and
+ * the worst reading decides.
  */
 enum TransactionBoundary {
 
     /** Stays inside the current transaction. */
     NONE,
 
-    /** Ends it by rolling back (the statement's own writes never become visible). */
+    /** Ends it by rolling back (or may undo the guard's row, as a rollback to a savepoint may). */
     ROLLBACK,
 
-    /** Ends it by committing, or may do so (an implicit commit, a procedure, a prepared statement). */
+    /** Ends it by committing, or may do so. */
     COMMIT;
-
-    /**
-     * Statements before which MariaDB and MySQL commit implicitly (DDL, table locks, maintenance),
-     * or that H2 commits (DDL). PostgreSQL keeps most of them transactional; treating them as
-     * commits there only costs one more guard.
-     */
-    private static final Set<String> IMPLICIT_COMMIT = Set.of(
-            "ALTER",
-            "CREATE",
-            "DROP",
-            "RENAME",
-            "TRUNCATE",
-            "GRANT",
-            "REVOKE",
-            "LOCK",
-            "UNLOCK",
-            "ANALYZE",
-            "OPTIMIZE",
-            "REPAIR",
-            "CHECK",
-            "CACHE",
-            "FLUSH",
-            "LOAD",
-            "RESET",
-            "INSTALL",
-            "UNINSTALL",
-            "CHANGE",
-            "STOP",
-            "BACKUP",
-            "PURGE");
-
-    /**
-     * Statements whose effect on the transaction cannot be seen from their text: a procedure may
-     * commit; a prepared statement may be a {@code COMMIT}.
-     */
-    private static final Set<String> OPAQUE = Set.of("CALL", "EXEC", "EXECUTE", "RUNSCRIPT", "CHECKPOINT", "SHUTDOWN");
-
-    /**
-     * Statements that only steer transactions (and MariaDB's table locks) and write no data: the
-     * guard need not run before them, and must not run before a rollback.
-     */
-    private static final Set<String> CONTROL = Set.of(
-            "COMMIT",
-            "END",
-            "ROLLBACK",
-            "ABORT",
-            "BEGIN",
-            "START",
-            "SAVEPOINT",
-            "RELEASE",
-            "SET",
-            "XA",
-            "LOCK",
-            "UNLOCK");
-
-    /**
-     * Statements that only read data. Under nothing but shared locks (or semaphore permits), whose
-     * tokens fence nothing, they run unguarded while everything else is refused. A writing CTE or a
-     * {@code SELECT} of a function that writes is not recognised as a write.
-     */
-    private static final Set<String> READS =
-            Set.of("SELECT", "WITH", "VALUES", "TABLE", "SHOW", "EXPLAIN", "DESCRIBE", "DESC", "HELP");
 
     /**
      * What one execution of SQL text does, as far as the guard cares.
      *
-     * @param last the boundary of its last statement (or the worst one, when the text could not be split)
-     * @param endsBeforeLast whether a statement before the last one ends the transaction: the later
-     *     statements would run in a transaction the guard never saw
-     * @param writes whether any statement may write data (everything but transaction control)
-     * @param readsOnly whether every statement only reads or steers the transaction ({@link #READS})
+     * @param last the boundary of its last statement, the worst over all readings
+     * @param endsBeforeLast whether, in some reading, a statement before the last one may end the
+     *     transaction: the later statements would run in a transaction the guard never saw
+     * @param writes whether any statement needs the guard (everything but recognised transaction control)
+     * @param readsOnly whether every statement is a recognised read or transaction control
+     * @param procedure whether a statement runs code that may commit and write on (a procedure call)
+     * @param refusal why the text must not run under a fence at all, or {@code null}
      */
-    record Effect(TransactionBoundary last, boolean endsBeforeLast, boolean writes, boolean readsOnly) {
+    record Effect(
+            TransactionBoundary last,
+            boolean endsBeforeLast,
+            boolean writes,
+            boolean readsOnly,
+            boolean procedure,
+            @Nullable String refusal) {
 
-        static final Effect OPAQUE_CALL = new Effect(COMMIT, false, true, false);
+        static final Effect OPAQUE_CALL = new Effect(COMMIT, false, true, false, true, null);
 
-        /** The effect of running several texts in order (a batch, or one text read in several ways). */
-        Effect and(Effect next) {
+        private static final Effect EMPTY = new Effect(NONE, false, false, true, false, null);
+
+        /** Both readings of the same text: the worse of each. */
+        Effect or(Effect other) {
             return new Effect(
-                    next.last.ordinal() > this.last.ordinal() ? next.last : this.last,
-                    this.endsBeforeLast || next.endsBeforeLast,
+                    worse(this.last, other.last),
+                    this.endsBeforeLast || other.endsBeforeLast,
+                    this.writes || other.writes,
+                    this.readsOnly && other.readsOnly,
+                    this.procedure || other.procedure,
+                    (this.refusal != null) ? this.refusal : other.refusal);
+        }
+
+        /** This text followed by {@code next} in one batch. */
+        Effect then(Effect next) {
+            return new Effect(
+                    next.last,
+                    this.endsBeforeLast || next.endsBeforeLast || this.last.ends(),
                     this.writes || next.writes,
-                    this.readsOnly && next.readsOnly);
+                    this.readsOnly && next.readsOnly,
+                    this.procedure || next.procedure,
+                    (this.refusal != null) ? this.refusal : next.refusal);
         }
     }
 
-    /** The effect of {@code sql}, read with each of {@code syntaxes} (the worst reading wins). */
-    static Effect of(String sql, List<SqlText.Syntax> syntaxes) {
+    /**
+     * The effect of {@code sql}, read by every reader of {@code family} (the worst reading wins).
+     *
+     * @param mariaDbVersion see {@link SqlText#split}; -1 reads no versioned comment as code
+     */
+    static Effect of(String sql, Family family, int mariaDbVersion) {
         Effect effect = null;
-        for (SqlText.Syntax syntax : syntaxes) {
-            Effect reading = read(SqlText.split(sql, syntax));
-            effect = (effect == null) ? reading : effect.and(reading);
+        for (SqlText.Syntax syntax : SqlText.Syntax.of(family)) {
+            Effect reading = read(SqlText.split(sql, syntax, mariaDbVersion), family);
+            effect = (effect == null) ? reading : effect.or(reading);
         }
         return effect;
     }
 
     /** The effect of a batch of texts run one after the other. */
-    static Effect ofBatch(List<String> texts, List<SqlText.Syntax> syntaxes) {
-        Effect effect = new Effect(NONE, false, false, true);
-        for (int i = 0; i < texts.size(); i++) {
-            Effect one = of(texts.get(i), syntaxes);
-            boolean notLast = i < texts.size() - 1;
-            effect = new Effect(
-                    notLast ? effect.last : one.last,
-                    effect.endsBeforeLast || one.endsBeforeLast || (notLast && one.last.ends()),
-                    effect.writes || one.writes,
-                    effect.readsOnly && one.readsOnly);
+    static Effect ofBatch(List<String> texts, Family family, int mariaDbVersion) {
+        Effect effect = null;
+        for (String text : texts) {
+            Effect one = of(text, family, mariaDbVersion);
+            effect = (effect == null) ? one : effect.then(one);
+        }
+        return (effect != null) ? effect : Effect.EMPTY;
+    }
+
+    private static Effect read(SqlText.Statements statements, Family family) {
+        Effect effect = Effect.EMPTY;
+        boolean first = true;
+        for (SqlText.Statement statement : statements.statements()) {
+            StatementKind kind = StatementKind.of(statement, family);
+            Effect one = new Effect(
+                    kind.end(),
+                    false,
+                    kind.guarded(),
+                    kind.reads(),
+                    kind == StatementKind.PROCEDURE,
+                    (kind == StatementKind.REFUSED) ? StatementKind.refusal(statement) : null);
+            effect = first ? one : effect.then(one);
+            first = false;
+        }
+        if (!statements.complete()) {
+            // Where an unterminated literal or comment stops cannot be known: trust no check past it.
+            Effect unsure = new Effect(COMMIT, false, true, false, false, null);
+            effect = first ? unsure : effect.then(unsure);
         }
         return effect;
-    }
-
-    private static Effect read(SqlText.Statements statements) {
-        List<String> heads = statements.heads();
-        boolean endsBeforeLast = false;
-        boolean writes = false;
-        boolean readsOnly = true;
-        for (int i = 0; i < heads.size(); i++) {
-            TransactionBoundary boundary = of(heads.get(i));
-            endsBeforeLast |= (i < heads.size() - 1) && boundary.ends();
-            writes |= !isControl(heads.get(i));
-            readsOnly &= isControl(heads.get(i)) || READS.contains(firstWord(heads.get(i)));
-        }
-        TransactionBoundary last = heads.isEmpty() ? NONE : of(heads.get(heads.size() - 1));
-        if (!statements.complete()) {
-            // Text that could not be split with certainty: guard it and trust no check past it.
-            return new Effect(COMMIT, endsBeforeLast, true, false);
-        }
-        return new Effect(last, endsBeforeLast, writes, readsOnly);
-    }
-
-    private static boolean isControl(String head) {
-        return CONTROL.contains(firstWord(head));
-    }
-
-    /** The boundary of a statement, from its first words as {@link SqlText} reads them. */
-    static TransactionBoundary of(String head) {
-        String first = firstWord(head);
-        switch (first) {
-            case "ROLLBACK":
-                // ROLLBACK PREPARED ends another, prepared transaction; this one stays open.
-                return head.startsWith("ROLLBACK PREPARED") ? NONE : ROLLBACK;
-            case "ABORT":
-                return ROLLBACK;
-            case "COMMIT":
-                return head.startsWith("COMMIT PREPARED") ? NONE : COMMIT;
-            case "END":
-            case "BEGIN":
-            case "START":
-            case "XA":
-                return COMMIT;
-            case "PREPARE":
-                // PREPARE TRANSACTION hands this transaction over to two-phase commit.
-                return head.startsWith("PREPARE TRANSACTION") ? COMMIT : NONE;
-            case "SET":
-                return List.of(head.split(" ")).contains("AUTOCOMMIT") || head.contains("@@AUTOCOMMIT") ? COMMIT : NONE;
-            default:
-                return (IMPLICIT_COMMIT.contains(first) || OPAQUE.contains(first)) ? COMMIT : NONE;
-        }
     }
 
     /** Whether the guard's check ends with this statement. */
@@ -184,8 +123,7 @@ enum TransactionBoundary {
         return this != NONE;
     }
 
-    private static String firstWord(String head) {
-        int space = head.indexOf(' ');
-        return (space < 0) ? head : head.substring(0, space);
+    private static TransactionBoundary worse(TransactionBoundary a, TransactionBoundary b) {
+        return (a.ordinal() >= b.ordinal()) ? a : b;
     }
 }

@@ -103,7 +103,7 @@ class FencedTransactionBoundaryTest {
                 assertThatThrownBy(() -> statement.execute("UPDATE " + table + " SET qty = 1 WHERE sku = 'apple';"
                                 + " COMMIT; UPDATE " + table + " SET qty = 2 WHERE sku = 'apple'"))
                         .isInstanceOf(LockException.class)
-                        .hasMessageContaining("ends the transaction");
+                        .hasMessageContaining("end the transaction");
                 connection.rollback();
             }
             assertThat(fixture.qty("apple")).isEqualTo(100L);
@@ -127,7 +127,7 @@ class FencedTransactionBoundaryTest {
                 statement.addBatch("UPDATE " + table + " SET qty = 2 WHERE sku = 'apple'");
                 assertThatThrownBy(statement::executeBatch)
                         .isInstanceOf(LockException.class)
-                        .hasMessageContaining("ends the transaction");
+                        .hasMessageContaining("end the transaction");
                 connection.rollback();
             }
             assertThat(fixture.qty("apple")).isEqualTo(100L);
@@ -143,7 +143,12 @@ class FencedTransactionBoundaryTest {
                 Statement ddl = setup.createStatement()) {
             seed(fixture);
             ddl.execute("CREATE OR REPLACE PROCEDURE fence_boundary_commit() BEGIN COMMIT; END");
-            DataSource fenced = new FencedDataSource(fixture.dataSource, fixture.guard);
+            // Procedure calls run under a fence only where the guard allows them (FencedProcedureCallTest).
+            FenceGuard allowing = FenceGuard.builder()
+                    .table(fixture.fenceTable)
+                    .allowProcedureCalls(true)
+                    .build();
+            DataSource fenced = new FencedDataSource(fixture.dataSource, allowing);
             try (FencingContext.Scope fence = FencingContext.push(new Fence(RESOURCE, 9, null));
                     Connection connection = fenced.getConnection()) {
                 connection.setAutoCommit(false);

@@ -2,21 +2,24 @@ package dev.fencelock.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.fencelock.jdbc.SqlText.Family;
 import dev.fencelock.jdbc.TransactionBoundary.Effect;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** How the fenced connection reads SQL text for transaction boundaries, without a database. */
 class TransactionBoundaryTest {
 
-    private static final List<SqlText.Syntax> POSTGRESQL = List.of(SqlText.Syntax.POSTGRESQL);
+    private static final Family POSTGRESQL = Family.POSTGRESQL;
 
-    private static final List<SqlText.Syntax> MARIADB =
-            List.of(SqlText.Syntax.MARIADB, SqlText.Syntax.MARIADB_NO_BACKSLASH_ESCAPES);
+    private static final Family MARIADB = Family.MARIADB;
 
-    private static final List<SqlText.Syntax> H2 = List.of(SqlText.Syntax.H2);
+    private static final Family H2 = Family.H2;
 
     @ParameterizedTest
     @CsvSource(
@@ -32,20 +35,14 @@ class TransactionBoundaryTest {
                 "COMMIT PREPARED 'x' | NONE",
                 "ROLLBACK PREPARED 'x' | NONE",
                 "PREPARE TRANSACTION 'x' | COMMIT",
-                "PREPARE s AS SELECT 1 | NONE",
+                "PREPARE s AS SELECT 1 | COMMIT",
                 "BEGIN | COMMIT",
                 "START TRANSACTION | COMMIT",
                 "SET autocommit = 1 | COMMIT",
                 "SET @@session.autocommit=1 | COMMIT",
                 "SET a = 1, autocommit = 1 | COMMIT",
-                "SET search_path = x | NONE",
-                "SET TRANSACTION READ ONLY | NONE",
                 "CREATE TABLE t (id INT) | COMMIT",
                 "TRUNCATE t | COMMIT",
-                "CALL p() | COMMIT",
-                "{call p()} | COMMIT",
-                "{? = call f()} | COMMIT",
-                "EXECUTE s | COMMIT",
                 "SAVEPOINT s1 | NONE",
                 "RELEASE SAVEPOINT s1 | NONE",
                 "SELECT 1 | NONE",
@@ -54,22 +51,18 @@ class TransactionBoundaryTest {
                 "(SELECT 1) | NONE",
             })
     void theLastStatementDecides(String sql, TransactionBoundary expected) {
-        for (List<SqlText.Syntax> syntaxes : List.of(POSTGRESQL, MARIADB, H2)) {
-            assertThat(TransactionBoundary.of(sql.replace("\\n", "\n"), syntaxes)
-                            .last())
-                    .as("%s read as %s", sql, syntaxes)
+        for (Family family : List.of(POSTGRESQL, MARIADB, H2)) {
+            assertThat(of(sql.replace("\\n", "\n"), family).last())
+                    .as("%s read as %s", sql, family)
                     .isEqualTo(expected);
         }
     }
 
     @Test
     void commentsBeforeAStatementHideNothing() {
-        assertThat(TransactionBoundary.of("  /* first */ -- line\n COMMIT", POSTGRESQL)
-                        .last())
-                .isEqualTo(TransactionBoundary.COMMIT);
-        assertThat(TransactionBoundary.of("# line\n/* x */ COMMIT", MARIADB).last())
-                .isEqualTo(TransactionBoundary.COMMIT);
-        assertThat(TransactionBoundary.of("// line\nCOMMIT", H2).last()).isEqualTo(TransactionBoundary.COMMIT);
+        assertThat(of("  /* first */ -- line\n COMMIT", POSTGRESQL).last()).isEqualTo(TransactionBoundary.COMMIT);
+        assertThat(of("# line\n/* x */ COMMIT", MARIADB).last()).isEqualTo(TransactionBoundary.COMMIT);
+        assertThat(of("// line\nCOMMIT", H2).last()).isEqualTo(TransactionBoundary.COMMIT);
     }
 
     @Test
@@ -111,32 +104,134 @@ class TransactionBoundaryTest {
 
     @Test
     void textThatCannotBeSplitIsTrustedWithNothing() {
-        Effect effect = TransactionBoundary.of("UPDATE t SET a = 'never closed; COMMIT", POSTGRESQL);
+        Effect effect = of("UPDATE t SET a = 'never closed; COMMIT", POSTGRESQL);
         assertThat(effect.last()).isEqualTo(TransactionBoundary.COMMIT);
         assertThat(effect.writes()).isTrue();
     }
 
     @Test
     void transactionControlWritesNothingSoTheGuardNeedNotRunBeforeIt() {
-        assertThat(TransactionBoundary.of("ROLLBACK", POSTGRESQL).writes()).isFalse();
-        assertThat(TransactionBoundary.of("COMMIT", POSTGRESQL).writes()).isFalse();
-        assertThat(TransactionBoundary.of("CREATE TABLE t (id INT)", MARIADB).writes())
-                .isTrue();
-        assertThat(TransactionBoundary.of("CALL p()", MARIADB).writes()).isTrue();
+        assertThat(of("ROLLBACK", POSTGRESQL).writes()).isFalse();
+        assertThat(of("COMMIT", POSTGRESQL).writes()).isFalse();
+        assertThat(of("CREATE TABLE t (id INT)", MARIADB).writes()).isTrue();
+        assertThat(of("CALL p()", MARIADB).writes()).isTrue();
+    }
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "CALL p() | POSTGRESQL | NONE | false",
+                "{call p()} | POSTGRESQL | NONE | false",
+                "EXECUTE s | POSTGRESQL | NONE | false",
+                "DO $$ BEGIN PERFORM 1; END $$ | POSTGRESQL | NONE | false",
+                "CALL p() | MARIADB | COMMIT | true",
+                "{call p()} | MARIADB | COMMIT | true",
+                "{? = call f()} | MARIADB | COMMIT | true",
+                "EXECUTE s | MARIADB | COMMIT | true",
+                "BEGIN NOT ATOMIC UPDATE t SET a = 1; END | MARIADB | COMMIT | true",
+                "SET STATEMENT max_statement_time = 5 FOR CALL p() | MARIADB | COMMIT | true",
+                "CALL p() | H2 | COMMIT | true",
+            })
+    void aProcedureMayCommitOnMariaDbAndH2ButNotOnPostgresql(
+            String sql, Family family, TransactionBoundary last, boolean procedure) {
+        Effect effect = of(sql, family);
+        assertThat(effect.last()).as(sql).isEqualTo(last);
+        assertThat(effect.procedure()).as(sql).isEqualTo(procedure);
+        assertThat(effect.writes()).as(sql).isTrue();
+    }
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                // Not a setting at all: a statement after FOR, a function that may write, an implicit commit.
+                "SET STATEMENT max_statement_time = 5 FOR UPDATE t SET a = 1 | MARIADB | true | NONE",
+                "SET @v = f() | MARIADB | true | COMMIT",
+                "SET PASSWORD = PASSWORD('x') | MARIADB | true | COMMIT",
+                "SET ROLE admin | MARIADB | true | COMMIT",
+                "SET @v = 1 | MARIADB | false | NONE",
+                "SET SESSION sql_mode = 'ANSI_QUOTES' | MARIADB | false | NONE",
+                "SET autocommit = 0 | MARIADB | false | COMMIT",
+                "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE | MARIADB | false | NONE",
+                "SET search_path TO other | POSTGRESQL | true | COMMIT",
+                "SET ROLE admin | POSTGRESQL | true | COMMIT",
+                "SET LOCAL statement_timeout = '5s' | POSTGRESQL | false | NONE",
+                "SET TRANSACTION READ ONLY | POSTGRESQL | false | NONE",
+                "SET SCHEMA other | H2 | true | COMMIT",
+                "SET @v = 1 | H2 | false | NONE",
+                "SET @v = f(1) | H2 | true | COMMIT",
+                "SET LOCK_TIMEOUT 1000 | H2 | false | NONE",
+                "SET AUTOCOMMIT TRUE | H2 | false | COMMIT",
+                // H2 commits before it changes the transaction's characteristics.
+                "SET TRANSACTION READ ONLY | H2 | false | COMMIT",
+                "SET TRANSACTION READ ONLY | MARIADB | false | NONE",
+            })
+    void onlyRecognisedSettingsRunUnguarded(String sql, Family family, boolean guarded, TransactionBoundary last) {
+        Effect effect = of(sql, family);
+        assertThat(effect.writes()).as("%s guarded", sql).isEqualTo(guarded);
+        assertThat(effect.last()).as("%s ends", sql).isEqualTo(last);
+    }
+
+    @Test
+    void aCharacterSetChangeIsRefusedOnMariaDb() {
+        assertThat(of("SET NAMES gbk", MARIADB).refusal()).contains("character set");
+        assertThat(of("SET character_set_client = sjis", MARIADB).refusal()).contains("character set");
+        assertThat(of("SET NAMES 'UTF8'", POSTGRESQL).refusal()).isNull();
+    }
+
+    static Stream<Arguments> textsThatOneReaderSplitsAroundACommit() {
+        return Stream.of(
+                // The servers end -- and // comments at a carriage return too.
+                Arguments.of("UPDATE t SET a = 1 --x\r; COMMIT; UPDATE t SET a = 2", POSTGRESQL),
+                Arguments.of("UPDATE t SET a = 1 --x\r; COMMIT; UPDATE t SET a = 2", H2),
+                Arguments.of("UPDATE t SET a = 1 //x\r; COMMIT; UPDATE t SET a = 2", H2),
+                // MariaDB: -- is a comment only before white space; here it is minus minus one.
+                Arguments.of("UPDATE t SET a = 3 --1; COMMIT; UPDATE t SET a = 2", MARIADB),
+                // The driver reads E'…' with escapes only after a character that ends an identifier;
+                // the server after anything that is not part of one.
+                Arguments.of("UPDATE t SET a = 'x'E'\\'; COMMIT; UPDATE t SET b = '", POSTGRESQL),
+                Arguments.of("E'\\'; COMMIT; UPDATE t SET b = '", POSTGRESQL),
+                // The server starts a dollar quote right after a number; the driver does not.
+                Arguments.of("UPDATE t SET a = 1$x$; COMMIT; UPDATE t SET b = $x$", POSTGRESQL),
+                // H2 reads $$ as a string only where a token starts, never inside an identifier.
+                Arguments.of("UPDATE t SET a$$ = 1; COMMIT; UPDATE t SET b$$ = 2", H2),
+                // ANSI_QUOTES makes " quote an identifier, in which a backslash escapes nothing.
+                Arguments.of("UPDATE t SET a = \"x\\\"; COMMIT; UPDATE t SET b = \"", MARIADB),
+                // A MariaDB comment for an older version runs.
+                Arguments.of("UPDATE t SET a = 1 /*!50000 ; COMMIT; */ UPDATE t SET b = 2", MARIADB));
+    }
+
+    @ParameterizedTest
+    @MethodSource("textsThatOneReaderSplitsAroundACommit")
+    void readersThatDisagreeAreAllConsulted(String sql, Family family) {
+        assertThat(endsBeforeLast(sql, family)).as(sql).isTrue();
+    }
+
+    @Test
+    void aMariaDbCommentForANewerVersionIsSkippedAsTheServerSkipsIt() {
+        String text = "UPDATE t SET a = 1 /*!999999 ; COMMIT; */ UPDATE t SET b = 2";
+        assertThat(TransactionBoundary.of(text, MARIADB, 101119).endsBeforeLast())
+                .isFalse();
+        assertThat(TransactionBoundary.of(text, MARIADB, 0).endsBeforeLast()).isTrue();
     }
 
     @Test
     void aBatchEndsMidwayWhenAnyButItsLastTextEnds() {
-        assertThat(TransactionBoundary.ofBatch(List.of("UPDATE t SET a = 1", "COMMIT", "UPDATE t SET a = 2"), H2)
+        assertThat(TransactionBoundary.ofBatch(List.of("UPDATE t SET a = 1", "COMMIT", "UPDATE t SET a = 2"), H2, 0)
                         .endsBeforeLast())
                 .isTrue();
-        Effect endsLast = TransactionBoundary.ofBatch(List.of("UPDATE t SET a = 1", "COMMIT"), H2);
+        Effect endsLast = TransactionBoundary.ofBatch(List.of("UPDATE t SET a = 1", "COMMIT"), H2, 0);
         assertThat(endsLast.endsBeforeLast()).isFalse();
         assertThat(endsLast.last()).isEqualTo(TransactionBoundary.COMMIT);
     }
 
-    private static boolean endsBeforeLast(String sql, List<SqlText.Syntax> syntaxes) {
-        return TransactionBoundary.of(sql, syntaxes).endsBeforeLast();
+    private static boolean endsBeforeLast(String sql, Family family) {
+        return of(sql, family).endsBeforeLast();
+    }
+
+    private static Effect of(String sql, Family family) {
+        return TransactionBoundary.of(sql, family, 0);
     }
 
     @ParameterizedTest
@@ -158,9 +253,9 @@ class TransactionBoundaryTest {
                 "SELECT 'unterminated | false",
             })
     void onlyStatementsThatReadCountAsReads(String sql, boolean readsOnly) {
-        for (List<SqlText.Syntax> syntaxes : List.of(POSTGRESQL, MARIADB, H2)) {
-            assertThat(TransactionBoundary.of(sql, syntaxes).readsOnly())
-                    .as("%s read as %s", sql, syntaxes)
+        for (Family family : List.of(POSTGRESQL, MARIADB, H2)) {
+            assertThat(of(sql, family).readsOnly())
+                    .as("%s read as %s", sql, family)
                     .isEqualTo(readsOnly);
         }
         assertThat(Effect.OPAQUE_CALL.readsOnly()).isFalse();

@@ -75,6 +75,14 @@ public class FencingProperties {
         /** SQL dialect of the fence statements; detected from the database when not set. */
         private @Nullable FenceDialect dialect;
 
+        /**
+         * Whether a statement that runs a procedure (CALL, EXECUTE, a CallableStatement) may run
+         * under a lock on MariaDB/MySQL and H2, where a procedure may commit and go on writing past
+         * the fence guard. Allow it only for procedures that never commit, or that write only
+         * protected tables.
+         */
+        private boolean allowProcedureCalls;
+
         public String getTable() {
             return this.table;
         }
@@ -105,6 +113,14 @@ public class FencingProperties {
 
         public void setDialect(@Nullable FenceDialect dialect) {
             this.dialect = dialect;
+        }
+
+        public boolean isAllowProcedureCalls() {
+            return this.allowProcedureCalls;
+        }
+
+        public void setAllowProcedureCalls(boolean allowProcedureCalls) {
+            this.allowProcedureCalls = allowProcedureCalls;
         }
     }
 }

@@ -46,8 +46,10 @@ public final class FenceLockFencingAutoConfiguration {
     FenceGuard fenceGuard(FenceLockProperties properties) {
         FencingProperties fencing = properties.getFencing();
         FencingProperties.Jdbc jdbc = fencing.getJdbc();
-        FenceGuard.Builder builder =
-                FenceGuard.builder().table(jdbc.getTable()).resourceLength(jdbc.getResourceLength());
+        FenceGuard.Builder builder = FenceGuard.builder()
+                .table(jdbc.getTable())
+                .resourceLength(jdbc.getResourceLength())
+                .allowProcedureCalls(jdbc.isAllowProcedureCalls());
         if (jdbc.getDialect() != null) {
             builder.dialect(jdbc.getDialect());
         }

@@ -160,11 +160,13 @@ class FenceLockFencingAutoConfigurationTests {
                 .withPropertyValues(
                         "fencelock.fencing.jdbc.table=app_fence",
                         "fencelock.fencing.jdbc.resource-length=100",
-                        "fencelock.fencing.jdbc.dialect=h2")
+                        "fencelock.fencing.jdbc.dialect=h2",
+                        "fencelock.fencing.jdbc.allow-procedure-calls=true")
                 .run((context) -> {
                     FenceGuard guard = context.getBean(FenceGuard.class);
                     assertThat(guard.table().name()).isEqualTo("app_fence");
                     assertThat(guard.table().resourceLength()).isEqualTo(100);
+                    assertThat(guard.allowsProcedureCalls()).isTrue();
                     assertThat(guard).hasToString("FenceGuard[table=app_fence, dialect=H2]");
                 });
     }
