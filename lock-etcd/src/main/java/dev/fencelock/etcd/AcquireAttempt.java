@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -60,6 +61,9 @@ final class AcquireAttempt implements QueueWaiter {
 
     private volatile @Nullable ScheduledFuture<?> recheck;
 
+    /** This attempt's right to hold the key its put finds, lost to a removal registered meanwhile. */
+    private final GuardedDeletes.Adoption adoption;
+
     /** Why etcd did not answer, probed shortly before the deadline while it has not ({@link EndpointProbe}). */
     private final CompletableFuture<String> unansweredBecause = new CompletableFuture<>();
 
@@ -76,6 +80,7 @@ final class AcquireAttempt implements QueueWaiter {
         this.command = ops.command;
         this.key = ops.key;
         this.prefix = ops.prefix;
+        this.adoption = new GuardedDeletes.Adoption(ops.key);
     }
 
     /** Completes with the lock, or fails; cancelling it abandons the attempt. */
@@ -104,7 +109,7 @@ final class AcquireAttempt implements QueueWaiter {
     void start() {
         // A retry with the same request id adopts the key an earlier attempt may have left, unless a
         // delete of it is under way: then it waits for that to settle and creates the key afresh.
-        this.with.deletes().adopt(this.key);
+        this.with.deletes().adopt(this.adoption);
         CompletableFuture<Void> removal = this.with.deletes().removalOf(this.key);
         ScheduledFuture<?> deadline = this.calls
                 .scheduler()
@@ -117,6 +122,7 @@ final class AcquireAttempt implements QueueWaiter {
             deadline.cancel(false);
             probe.cancel(false);
             stopWaiting();
+            this.with.deletes().ended(this.adoption);
             if (failure != null) {
                 abandon();
             }
@@ -224,16 +230,9 @@ final class AcquireAttempt implements QueueWaiter {
 
     private void onPut(SessionLease session, PutBatch.PutOutcome outcome) {
         if (this.result.isDone()) {
-            // Answered after the attempt ended. Its clean-up may have run before this answer told it the
-            // key's revision, so delete the key here (guarded; a second delete is harmless). Joining the
-            // queue's watch now would subscribe an attempt that nothing unsubscribes any more.
-            KeyValue existing = outcome.existing();
-            long revision = outcome.created()
-                    ? outcome.revision()
-                    : (existing != null && existing.getLease() == session.leaseId) ? existing.getCreateRevision() : 0;
-            if (revision != 0 && !this.with.held().containsKey(this.key)) {
-                this.with.deletes().deleteInBackground(this.key, revision, session);
-            }
+            // Answered after the attempt ended: joining the queue's watch now would subscribe an attempt
+            // that nothing unsubscribes any more.
+            this.with.deletes().deleteAnsweredLate(this.key, outcome, session);
             return;
         }
         long revision;
@@ -302,7 +301,7 @@ final class AcquireAttempt implements QueueWaiter {
                 });
     }
 
-    /** Stops the re-check and leaves the resource's shared watch: the attempt ended. */
+    /** Stops the re-check and leaves the resource's shared watch: the attempt ended, or puts again. */
     private void stopWaiting() {
         ScheduledFuture<?> task = this.recheck;
         if (task != null) {
@@ -369,10 +368,15 @@ final class AcquireAttempt implements QueueWaiter {
             return;
         }
         boolean[] created = {false};
-        EtcdLock lock = this.with.held().computeIfAbsent(this.key, k -> {
+        Supplier<EtcdLock> hold = () -> this.with.held().computeIfAbsent(this.key, k -> {
             created[0] = true;
             return this.ops.lock(session, this.myRevision);
         });
+        EtcdLock lock = this.with.deletes().claim(this.adoption, hold);
+        if (lock == null) {
+            lookAgain();
+            return;
+        }
         session.locks.add(lock);
         if (session.isExpired()) {
             // The deadline passed between the check and the registration: the session sweep may have missed it.
@@ -386,6 +390,22 @@ final class AcquireAttempt implements QueueWaiter {
             // Never release a lock another path of this attempt, or another attempt, already handed out.
             this.with.release().accept(lock);
         }
+    }
+
+    /**
+     * A removal of my key was registered while this attempt ran (a release, a clean-up): the key my
+     * put found may be deleted a moment later, so it is never held. The remover deletes it; once
+     * that settled, put again, which creates the key afresh or finds one that stays.
+     */
+    private void lookAgain() {
+        stopWaiting();
+        this.myRevision = 0;
+        this.decided.set(false); // the deadline's timer may have found this attempt deciding and left it alone
+        if (System.nanoTime() - this.command.deadlineNanos() >= 0) {
+            deadlineReached();
+            return;
+        }
+        this.with.deletes().lookAgain(this.adoption).whenComplete((settled, ignored) -> putOnSession());
     }
 
     /** Fails after etcd refused or failed the puts until the deadline, naming why it could not be reached. */

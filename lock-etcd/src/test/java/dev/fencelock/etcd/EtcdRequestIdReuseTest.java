@@ -8,12 +8,19 @@ import dev.fencelock.LockClient;
 import dev.fencelock.LockException;
 import dev.fencelock.LockLease;
 import dev.fencelock.LockRequest;
+import dev.fencelock.ResourceName;
+import dev.fencelock.spi.AcquireCommand;
+import dev.fencelock.spi.BackendLock;
 import dev.fencelock.test.etcd.EtcdClusterExtension;
 import dev.fencelock.test.fault.GrpcFaultProxy;
+import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -22,8 +29,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Reusing a request id returns the same live lock, or a new key with a new token: never a key whose
- * delete is still on its way, which would vanish under the new holder a moment later. And request
- * ids the caller chose are never taken for generated ones, whatever their shape.
+ * delete is still on its way, which would vanish under the new holder a moment later. That holds
+ * when answers are lost, and when they come late: a late answer is held at a proxy and passed on
+ * exactly when the race needs it. And request ids the caller chose are never taken for generated
+ * ones, whatever their shape.
  */
 class EtcdRequestIdReuseTest {
 
@@ -140,13 +149,104 @@ class EtcdRequestIdReuseTest {
         retried.release();
     }
 
+    @Test
+    void aRetryStartedJustAsAReleaseSendsItsDeleteGetsALiveLock() throws Exception {
+        try (Client etcdClient = Client.builder()
+                        .endpoints(etcd.endpoints().toArray(String[]::new))
+                        .retryMaxAttempts(0)
+                        .build();
+                LockClient releasing = LockClient.builder(EtcdLockBackend.builder()
+                                .endpoints(etcd.endpoints())
+                                .client(new DeleteInterceptingClient(etcdClient))
+                                .build())
+                        .build()) {
+            DeleteInterceptingClient intercepting =
+                    (DeleteInterceptingClient) ((EtcdLockBackend) releasing.backend()).client();
+            LockRequest request =
+                    LockRequest.builder("releasing").requestId("worker-3").build();
+            LockLease first = releasing.acquire(request);
+            CompletableFuture<LockLease> retry = new CompletableFuture<>();
+            // The retry starts on the releasing thread just before the release's delete is sent, and
+            // whatever it sends meanwhile is answered before the delete goes.
+            intercepting.beforeNextDelete(() -> releasing.acquireAsync(request).whenComplete((lease, failure) -> {
+                if (failure != null) {
+                    retry.completeExceptionally(failure);
+                } else {
+                    retry.complete(lease);
+                }
+            }));
+
+            first.release();
+
+            LockLease again = retry.get(10, TimeUnit.SECONDS);
+            assertThat(again.fencingToken()).isGreaterThan(first.fencingToken());
+            assertLive(again, "releasing");
+            again.release();
+        }
+    }
+
+    @Test
+    void aRetryWhosePutIsAnsweredOnlyAfterTheReleaseOfTheSameKeyLandedGetsALiveLock() throws Exception {
+        try (LockClient patient = patientClient()) {
+            EtcdLockBackend backend = (EtcdLockBackend) patient.backend();
+            BackendLock held = backend.acquire(command("in-flight", "worker-4")).get(10, TimeUnit.SECONDS);
+            this.proxy.holdResponses(GrpcFaultProxy.TXN, 1);
+            CompletableFuture<BackendLock> retry = backend.acquire(command("in-flight", "worker-4"));
+            // The retry's put found the held key in etcd; its answer waits at the proxy.
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> this.proxy.heldResponses(GrpcFaultProxy.TXN) == 1);
+
+            assertThat(backend.release(held).get(10, TimeUnit.SECONDS)).isTrue();
+            this.proxy.releaseHeldResponse(GrpcFaultProxy.TXN);
+
+            BackendLock again = retry.get(10, TimeUnit.SECONDS);
+            assertThat(again.fencingToken()).isGreaterThan(held.fencingToken());
+            assertLive(again::isValid, again.fencingToken(), "in-flight");
+            backend.release(again).get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * A client through the proxy whose sends wait 30 s for an answer, so an answer held at the proxy
+     * is still heard, and is not overtaken by the same request sent again.
+     */
+    private LockClient patientClient() {
+        LockClient patient = LockClient.builder(EtcdLockBackend.builder()
+                        .endpoints(this.proxy.endpoint())
+                        .requestTimeout(Duration.ofSeconds(30))
+                        .attemptTimeout(Duration.ofSeconds(30))
+                        .retryGrace(Duration.ofSeconds(10))
+                        .build())
+                .build();
+        patient.acquire(LockRequest.of("warm-up-patient")).release(); // the session lease exists from here on
+        return patient;
+    }
+
+    private static AcquireCommand command(String resource, String requestId) {
+        return new AcquireCommand(
+                ResourceName.of(resource, 255),
+                requestId,
+                30,
+                true,
+                System.nanoTime() + TimeUnit.SECONDS.toNanos(20),
+                false);
+    }
+
     /** The lease is valid and its key is in etcd with its token, also once any delete on its way has landed. */
     private void assertLive(LockLease lease, String resource) {
-        Awaitility.await()
-                .during(SETTLED)
-                .atMost(SETTLED.plusSeconds(2))
-                .until(() -> lease.isValid()
-                        && this.observer.keysOf(resource).stream()
-                                .anyMatch(kv -> kv.getCreateRevision() == lease.fencingToken()));
+        assertLive(lease::isValid, lease.fencingToken(), resource);
+    }
+
+    private void assertLive(BooleanSupplier valid, long token, String resource) {
+        Awaitility.await().during(SETTLED).atMost(SETTLED.plusSeconds(2)).untilAsserted(() -> {
+            assertThat(this.observer.keysOf(resource))
+                    .as("create revisions of the keys of '%s' in etcd, for a lock with token %d", resource, token)
+                    .extracting(KeyValue::getCreateRevision)
+                    .contains(token);
+            assertThat(valid.getAsBoolean())
+                    .as("the lock of '%s' with token %d is valid", resource, token)
+                    .isTrue();
+        });
     }
 }
