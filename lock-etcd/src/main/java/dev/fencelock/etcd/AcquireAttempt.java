@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -231,8 +232,9 @@ final class AcquireAttempt implements QueueWaiter {
     private void onPut(SessionLease session, PutBatch.PutOutcome outcome) {
         if (this.result.isDone()) {
             // Answered after the attempt ended: joining the queue's watch now would subscribe an attempt
-            // that nothing unsubscribes any more.
-            this.with.deletes().deleteAnsweredLate(this.key, outcome, session);
+            // that nothing unsubscribes any more. The key goes, unless a retry is under way to adopt it.
+            BooleanSupplier retried = () -> this.with.anotherAttemptOfKey().test(this);
+            this.with.deletes().deleteAnsweredLate(this.key, outcome, session, retried);
             return;
         }
         long revision;

@@ -331,15 +331,18 @@ final class GuardedDeletes {
 
     /**
      * Deletes the key of a put answered after its attempt ended: the attempt's clean-up may have run
-     * before this answer told it the key's revision (guarded; a second delete is harmless).
+     * before this answer told it the key's revision (guarded; a second delete is harmless). Not while
+     * {@code retried} says a retry with the same request id is under way: it adopts the key, with
+     * its token; nor while a clean-up scheduled for the key awaits such a retry ({@link #deleteUnlessBusy}).
      */
-    void deleteAnsweredLate(String key, PutBatch.PutOutcome outcome, SessionLease session) {
+    void deleteAnsweredLate(
+            String key, PutBatch.PutOutcome outcome, SessionLease session, java.util.function.BooleanSupplier retried) {
         KeyValue existing = outcome.existing();
         long revision = outcome.created()
                 ? outcome.revision()
                 : (existing != null && existing.getLease() == session.leaseId) ? existing.getCreateRevision() : 0;
         if (revision != 0) {
-            deleteInBackground(key, revision, session);
+            deleteUnlessBusy(key, revision, session, retried);
         }
     }
 

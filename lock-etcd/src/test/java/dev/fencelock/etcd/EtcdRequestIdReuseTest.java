@@ -7,6 +7,7 @@ import dev.fencelock.LockBackendUnavailableException;
 import dev.fencelock.LockClient;
 import dev.fencelock.LockException;
 import dev.fencelock.LockLease;
+import dev.fencelock.LockOutcomeUnknownException;
 import dev.fencelock.LockRequest;
 import dev.fencelock.ResourceName;
 import dev.fencelock.spi.AcquireCommand;
@@ -22,6 +23,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -207,6 +209,46 @@ class EtcdRequestIdReuseTest {
         }
     }
 
+    @Test
+    void aRetryKeepsTheKeyOfTheFirstPutWhoseAnswerCameAfterTheFirstAttemptGaveUp() throws Exception {
+        try (LockClient patient = patientClient()) {
+            LockRequest request = LockRequest.builder("late-answer")
+                    .requestId("worker-5")
+                    .waitTimeout(Duration.ofMillis(500))
+                    .build();
+            this.proxy.holdResponses(GrpcFaultProxy.TXN, 2);
+            assertThatThrownBy(() -> patient.acquire(request)).isInstanceOf(LockOutcomeUnknownException.class);
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> this.proxy.heldResponses(GrpcFaultProxy.TXN) == 1);
+            List<KeyValue> created = this.observer.keysOf("late-answer");
+            assertThat(created).hasSize(1);
+
+            CompletableFuture<LockLease> retry = patient.acquireAsync(LockRequest.builder("late-answer")
+                    .requestId("worker-5")
+                    .waitTimeout(Duration.ofSeconds(20))
+                    .build());
+            // The retry's put found the first put's key; its answer waits at the proxy too.
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> this.proxy.heldResponses(GrpcFaultProxy.TXN) == 2);
+            // The first put's answer arrives now, after its attempt gave up and while the retry is under way.
+            this.proxy.releaseHeldResponse(GrpcFaultProxy.TXN);
+            // A client that deletes the key on that answer does so within one round trip; one that leaves
+            // the key to the retry deletes nothing, and this wait ends on its bound. A machine too slow for
+            // the bound could only hide the first kind, never fail the second.
+            awaitAtMost(
+                    Duration.ofSeconds(3),
+                    () -> this.observer.keysOf("late-answer").isEmpty());
+            this.proxy.releaseHeldResponse(GrpcFaultProxy.TXN);
+
+            LockLease again = retry.get(10, TimeUnit.SECONDS);
+            assertThat(again.fencingToken()).isEqualTo(created.get(0).getCreateRevision());
+            assertLive(again, "late-answer");
+            again.release();
+        }
+    }
+
     /**
      * A client through the proxy whose sends wait 30 s for an answer, so an answer held at the proxy
      * is still heard, and is not overtaken by the same request sent again.
@@ -231,6 +273,15 @@ class EtcdRequestIdReuseTest {
                 true,
                 System.nanoTime() + TimeUnit.SECONDS.toNanos(20),
                 false);
+    }
+
+    /** Waits until {@code condition} holds or {@code bound} has passed, whichever comes first. */
+    private static void awaitAtMost(Duration bound, BooleanSupplier condition) {
+        try {
+            Awaitility.await().atMost(bound).until(condition::getAsBoolean);
+        } catch (ConditionTimeoutException boundReached) {
+            // the condition did not come about: that is one of the two outcomes waited for
+        }
     }
 
     /** The lease is valid and its key is in etcd with its token, also once any delete on its way has landed. */
