@@ -181,7 +181,9 @@ class EtcdRequestIdReuseTest {
             first.release();
 
             LockLease again = retry.get(10, TimeUnit.SECONDS);
-            assertThat(again.fencingToken()).isGreaterThan(first.fencingToken());
+            assertThat(again.fencingToken())
+                    .as("token of the retry; the released key had token %d", first.fencingToken())
+                    .isGreaterThan(first.fencingToken());
             assertLive(again, "releasing");
             again.release();
         }
@@ -203,7 +205,9 @@ class EtcdRequestIdReuseTest {
             this.proxy.releaseHeldResponse(GrpcFaultProxy.TXN);
 
             BackendLock again = retry.get(10, TimeUnit.SECONDS);
-            assertThat(again.fencingToken()).isGreaterThan(held.fencingToken());
+            assertThat(again.fencingToken())
+                    .as("token of the retry; the released key had token %d", held.fencingToken())
+                    .isGreaterThan(held.fencingToken());
             assertLive(again::isValid, again.fencingToken(), "in-flight");
             backend.release(again).get(10, TimeUnit.SECONDS);
         }
@@ -243,7 +247,11 @@ class EtcdRequestIdReuseTest {
             this.proxy.releaseHeldResponse(GrpcFaultProxy.TXN);
 
             LockLease again = retry.get(10, TimeUnit.SECONDS);
-            assertThat(again.fencingToken()).isEqualTo(created.get(0).getCreateRevision());
+            assertThat(again.fencingToken())
+                    .as(
+                            "token of the retry; the first put's key had token %d",
+                            created.get(0).getCreateRevision())
+                    .isEqualTo(created.get(0).getCreateRevision());
             assertLive(again, "late-answer");
             again.release();
         }
