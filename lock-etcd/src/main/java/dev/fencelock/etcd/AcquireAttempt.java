@@ -14,9 +14,10 @@ import io.etcd.jetcd.KeyValue;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -51,13 +52,8 @@ final class AcquireAttempt implements QueueWaiter {
     /** The put submitted last, which may still be withdrawn if it was never sent. */
     private volatile PutBatch.@Nullable PutRequest lastPut;
 
-    /** How often etcd refused or failed this attempt's put and it was put again later. */
-    private volatile int refusals;
-
-    /** The last refusal or failure that made the attempt put again later, and whether it wrote nothing. */
-    private volatile @Nullable Throwable lastRefusal;
-
-    private volatile boolean lastRefusalWroteNothing;
+    /** The refusals and failures of this attempt's puts (and grants) that made it try again later. */
+    private final PutRefusals refusals = new PutRefusals();
 
     /** Create revision of my key once known, else 0. */
     private volatile long myRevision;
@@ -65,6 +61,9 @@ final class AcquireAttempt implements QueueWaiter {
     private volatile @Nullable ResourceWatch watch;
 
     private volatile @Nullable ScheduledFuture<?> recheck;
+
+    /** This attempt's right to hold the key its put finds, lost to a removal registered meanwhile. */
+    private final GuardedDeletes.Adoption adoption;
 
     /** Why etcd did not answer, probed shortly before the deadline while it has not ({@link EndpointProbe}). */
     private final CompletableFuture<String> unansweredBecause = new CompletableFuture<>();
@@ -82,6 +81,7 @@ final class AcquireAttempt implements QueueWaiter {
         this.command = ops.command;
         this.key = ops.key;
         this.prefix = ops.prefix;
+        this.adoption = new GuardedDeletes.Adoption(ops.key);
     }
 
     /** Completes with the lock, or fails; cancelling it abandons the attempt. */
@@ -110,7 +110,7 @@ final class AcquireAttempt implements QueueWaiter {
     void start() {
         // A retry with the same request id adopts the key an earlier attempt may have left, unless a
         // delete of it is under way: then it waits for that to settle and creates the key afresh.
-        this.with.deletes().adopt(this.key);
+        this.with.deletes().adopt(this.adoption);
         CompletableFuture<Void> removal = this.with.deletes().removalOf(this.key);
         ScheduledFuture<?> deadline = this.calls
                 .scheduler()
@@ -122,14 +122,8 @@ final class AcquireAttempt implements QueueWaiter {
         this.result.whenComplete((lock, failure) -> {
             deadline.cancel(false);
             probe.cancel(false);
-            ScheduledFuture<?> task = this.recheck;
-            if (task != null) {
-                task.cancel(false);
-            }
-            ResourceWatch shared = this.watch;
-            if (shared != null) {
-                shared.unsubscribe(this);
-            }
+            stopWaiting();
+            this.with.deletes().ended(this.adoption);
             if (failure != null) {
                 abandon();
             }
@@ -202,7 +196,7 @@ final class AcquireAttempt implements QueueWaiter {
                     // Refused before anything was proposed, or never sent: no key can exist, so no
                     // abandon marker; back off and try again within the wait time.
                     this.outcomeUnknown = false;
-                    putAgainLater(session, failure, true);
+                    againLater(() -> put(session), failure, true);
                 } else if (EtcdFailures.isNoAnswer(failure) && System.nanoTime() - this.command.deadlineNanos() < 0) {
                     // No answer in time (e.g. the member lost its leader): the guarded put is safe to
                     // send again; it creates my key or finds the one an earlier send created.
@@ -210,7 +204,7 @@ final class AcquireAttempt implements QueueWaiter {
                 } else if (EtcdFailures.isUnavailable(failure)) {
                     // The connection failed under the request (a member died, a GOAWAY): it may have
                     // been applied, so the outcome stays unknown, but a guarded resend is safe.
-                    putAgainLater(session, failure, false);
+                    againLater(() -> put(session), failure, false);
                 } else {
                     fail(failure);
                 }
@@ -225,18 +219,9 @@ final class AcquireAttempt implements QueueWaiter {
         });
     }
 
-    private void putAgainLater(SessionLease session, Throwable refusal, boolean nothingWritten) {
-        againLater(() -> put(session), refusal, nothingWritten);
-    }
-
     /** Backs off (jittered, doubling from 20 ms up to 1 s) unless that passes the wait deadline. */
     private void againLater(Runnable action, Throwable refusal, boolean nothingWritten) {
-        int refusals = ++this.refusals;
-        long backOff = TimeUnit.MILLISECONDS.toNanos(20) << Math.min(refusals - 1, 6);
-        long delay = Math.min(TimeUnit.SECONDS.toNanos(1), backOff);
-        delay = delay / 2 + ThreadLocalRandom.current().nextLong(delay / 2 + 1);
-        this.lastRefusal = refusal;
-        this.lastRefusalWroteNothing = nothingWritten;
+        long delay = this.refusals.record(refusal, nothingWritten);
         if (this.result.isDone() || System.nanoTime() + delay - this.command.deadlineNanos() > 0) {
             failRefused(refusal, nothingWritten);
             return;
@@ -246,16 +231,10 @@ final class AcquireAttempt implements QueueWaiter {
 
     private void onPut(SessionLease session, PutBatch.PutOutcome outcome) {
         if (this.result.isDone()) {
-            // Answered after the attempt ended. Its clean-up may have run before this answer told it the
-            // key's revision, so delete the key here (guarded; a second delete is harmless). Joining the
-            // queue's watch now would subscribe an attempt that nothing unsubscribes any more.
-            KeyValue existing = outcome.existing();
-            long revision = outcome.created()
-                    ? outcome.revision()
-                    : (existing != null && existing.getLease() == session.leaseId) ? existing.getCreateRevision() : 0;
-            if (revision != 0 && !this.with.held().containsKey(this.key)) {
-                this.with.deletes().deleteInBackground(this.key, revision, session);
-            }
+            // Answered after the attempt ended: joining the queue's watch now would subscribe an attempt
+            // that nothing unsubscribes any more. The key goes, unless a retry is under way to adopt it.
+            BooleanSupplier retried = () -> this.with.anotherAttemptOfKey().test(this);
+            this.with.deletes().deleteAnsweredLate(this.key, outcome, session, retried);
             return;
         }
         long revision;
@@ -324,6 +303,19 @@ final class AcquireAttempt implements QueueWaiter {
                 });
     }
 
+    /** Stops the re-check and leaves the resource's shared watch: the attempt ended, or puts again. */
+    private void stopWaiting() {
+        ScheduledFuture<?> task = this.recheck;
+        if (task != null) {
+            task.cancel(false);
+        }
+        ResourceWatch shared = this.watch;
+        this.watch = null;
+        if (shared != null) {
+            shared.unsubscribe(this);
+        }
+    }
+
     /** Subscribes to the resource's shared watch, starting one if there is none. */
     private void joinWatch() {
         ResourceWatch shared = this.with.watches().join(this.prefix, this);
@@ -378,16 +370,15 @@ final class AcquireAttempt implements QueueWaiter {
             return;
         }
         boolean[] created = {false};
-        EtcdLock lock = this.with.held().computeIfAbsent(this.key, k -> {
+        Supplier<EtcdLock> hold = () -> this.with.held().computeIfAbsent(this.key, k -> {
             created[0] = true;
-            return new EtcdLock(
-                    this.command.resource(),
-                    this.command.requestId(),
-                    k,
-                    session,
-                    this.myRevision,
-                    this.command.kind());
+            return this.ops.lock(session, this.myRevision);
         });
+        EtcdLock lock = this.with.deletes().claim(this.adoption, hold);
+        if (lock == null) {
+            lookAgain();
+            return;
+        }
         session.locks.add(lock);
         if (session.isExpired()) {
             // The deadline passed between the check and the registration: the session sweep may have missed it.
@@ -403,29 +394,40 @@ final class AcquireAttempt implements QueueWaiter {
         }
     }
 
-    /** Fails with {@link #refused}, naming why etcd could not be reached when the refusal does not say. */
+    /**
+     * A removal of my key was registered while this attempt ran (a release, a clean-up): the key my
+     * put found may be deleted a moment later, so it is never held. The remover deletes it; once
+     * that settled, put again, which creates the key afresh or finds one that stays.
+     */
+    private void lookAgain() {
+        stopWaiting();
+        this.myRevision = 0;
+        this.decided.set(false); // the deadline's timer may have found this attempt deciding and left it alone
+        if (System.nanoTime() - this.command.deadlineNanos() >= 0) {
+            deadlineReached();
+            return;
+        }
+        this.with.deletes().lookAgain(this.adoption).whenComplete((settled, ignored) -> putOnSession());
+    }
+
+    /** Fails after etcd refused or failed the puts until the deadline, naming why it could not be reached. */
     private void failRefused(Throwable refusal, boolean nothingWritten) {
         CompletableFuture<String> because =
                 this.unansweredBecause.isDone() ? this.unansweredBecause : this.calls.explain(refusal);
-        because.thenAccept(reason -> fail(refused(refusal, nothingWritten, reason)));
-    }
-
-    /** Why the acquisition ends without the lock after etcd refused or failed its puts until the deadline. */
-    private LockBackendUnavailableException refused(Throwable refusal, boolean nothingWritten, String reason) {
-        return EtcdFailures.refusedUntilDeadline(
+        because.thenAccept(reason -> fail(EtcdFailures.refusedUntilDeadline(
                 this.calls.endpoints(),
                 this.command.resource(),
-                this.refusals,
+                this.refusals.count(),
                 refusal,
                 nothingWritten && !this.earlierSendUnanswered,
-                reason);
+                reason)));
     }
 
     private void deadlineReached() {
-        Throwable refusal = this.lastRefusal;
+        Throwable refusal = this.refusals.last();
         if (refusal != null && this.myRevision == 0) {
             // The deadline came while a retry waited for its turn: say why it waited.
-            failRefused(refusal, this.lastRefusalWroteNothing);
+            failRefused(refusal, this.refusals.lastWroteNothing());
         } else if (this.outcomeUnknown || this.myRevision == 0) {
             fail(EtcdFailures.unansweredUntilDeadline(
                     this.calls.endpoints(), this.command.resource(), this.unansweredBecause.getNow("")));

@@ -77,6 +77,12 @@ final class AcquisitionOps {
                 QueueReads.ownerRead(this.prefix, this.command.kind()));
     }
 
+    /** The lock this acquisition holds once its key, created at {@code revision} on {@code session}, is the owner. */
+    EtcdLock lock(SessionLease session, long revision) {
+        return new EtcdLock(
+                this.command.resource(), this.command.requestId(), this.key, session, revision, this.command.kind());
+    }
+
     private String holderRecord() {
         return "{\"instance\":\"" + jsonEscape(this.instanceId) + "\",\"acquiredAt\":\"" + Instant.now()
                 + "\",\"ttlSeconds\":" + this.command.ttlSeconds() + "}";

@@ -118,6 +118,8 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
                 this.heldKeys,
                 this.held,
                 this::release,
+                attempt -> this.inFlight.stream()
+                        .anyMatch(other -> other != attempt && other.key().equals(attempt.key())),
                 builder.recheckInterval,
                 builder.retryGrace);
     }

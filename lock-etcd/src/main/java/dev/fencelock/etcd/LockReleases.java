@@ -37,11 +37,16 @@ final class LockReleases {
         this.held = held;
     }
 
-    /** Deletes the lock's key now (in the next shared delete Txn); completes once etcd answered. */
+    /**
+     * Deletes the lock's key now (in the next shared delete Txn); completes once etcd answered. The
+     * removal is registered before the lock is forgotten and its delete submitted, so a retry with
+     * the same request id never finds the key neither held nor on its way out.
+     */
     CompletableFuture<Boolean> release(EtcdLock lock) {
         DeleteRequest request = new DeleteRequest(lock.key, lock.fencingToken(), this.watches.successorOf(lock));
+        CompletableFuture<Void> settled = this.deletes.registerRemoval(lock.key);
         forget(lock);
-        return this.deletes.retriedOnFailure(request, lock.session, this.deleteBatch.submit(request));
+        return this.deletes.retriedOnFailure(request, lock.session, this.deleteBatch.submit(request), settled);
     }
 
     /**
@@ -55,9 +60,10 @@ final class LockReleases {
             return release(lock);
         }
         Successor next = this.watches.successorOf(lock);
+        CompletableFuture<Void> settled = this.deletes.registerRemoval(lock.key);
         forget(lock);
         DeleteRequest request = new DeleteRequest(lock.key, lock.fencingToken(), next);
-        return this.deletes.retriedOnFailure(request, lock.session, this.puts.defer(request));
+        return this.deletes.retriedOnFailure(request, lock.session, this.puts.defer(request), settled);
     }
 
     private void forget(EtcdLock lock) {

@@ -7,14 +7,23 @@ import dev.fencelock.LockBackendUnavailableException;
 import dev.fencelock.LockClient;
 import dev.fencelock.LockException;
 import dev.fencelock.LockLease;
+import dev.fencelock.LockOutcomeUnknownException;
 import dev.fencelock.LockRequest;
+import dev.fencelock.ResourceName;
+import dev.fencelock.spi.AcquireCommand;
+import dev.fencelock.spi.BackendLock;
 import dev.fencelock.test.etcd.EtcdClusterExtension;
 import dev.fencelock.test.fault.GrpcFaultProxy;
+import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -22,8 +31,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Reusing a request id returns the same live lock, or a new key with a new token: never a key whose
- * delete is still on its way, which would vanish under the new holder a moment later. And request
- * ids the caller chose are never taken for generated ones, whatever their shape.
+ * delete is still on its way, which would vanish under the new holder a moment later. That holds
+ * when answers are lost, and when they come late: a late answer is held at a proxy and passed on
+ * exactly when the race needs it. And request ids the caller chose are never taken for generated
+ * ones, whatever their shape.
  */
 class EtcdRequestIdReuseTest {
 
@@ -140,13 +151,161 @@ class EtcdRequestIdReuseTest {
         retried.release();
     }
 
+    @Test
+    void aRetryStartedJustAsAReleaseSendsItsDeleteGetsALiveLock() throws Exception {
+        try (Client etcdClient = Client.builder()
+                        .endpoints(etcd.endpoints().toArray(String[]::new))
+                        .retryMaxAttempts(0)
+                        .build();
+                LockClient releasing = LockClient.builder(EtcdLockBackend.builder()
+                                .endpoints(etcd.endpoints())
+                                .client(new DeleteInterceptingClient(etcdClient))
+                                .build())
+                        .build()) {
+            DeleteInterceptingClient intercepting =
+                    (DeleteInterceptingClient) ((EtcdLockBackend) releasing.backend()).client();
+            LockRequest request =
+                    LockRequest.builder("releasing").requestId("worker-3").build();
+            LockLease first = releasing.acquire(request);
+            CompletableFuture<LockLease> retry = new CompletableFuture<>();
+            // The retry starts on the releasing thread just before the release's delete is sent, and
+            // whatever it sends meanwhile is answered before the delete goes.
+            intercepting.beforeNextDelete(() -> releasing.acquireAsync(request).whenComplete((lease, failure) -> {
+                if (failure != null) {
+                    retry.completeExceptionally(failure);
+                } else {
+                    retry.complete(lease);
+                }
+            }));
+
+            first.release();
+
+            LockLease again = retry.get(10, TimeUnit.SECONDS);
+            assertThat(again.fencingToken())
+                    .as("token of the retry; the released key had token %d", first.fencingToken())
+                    .isGreaterThan(first.fencingToken());
+            assertLive(again, "releasing");
+            again.release();
+        }
+    }
+
+    @Test
+    void aRetryWhosePutIsAnsweredOnlyAfterTheReleaseOfTheSameKeyLandedGetsALiveLock() throws Exception {
+        try (LockClient patient = patientClient()) {
+            EtcdLockBackend backend = (EtcdLockBackend) patient.backend();
+            BackendLock held = backend.acquire(command("in-flight", "worker-4")).get(10, TimeUnit.SECONDS);
+            this.proxy.holdResponses(GrpcFaultProxy.TXN, 1);
+            CompletableFuture<BackendLock> retry = backend.acquire(command("in-flight", "worker-4"));
+            // The retry's put found the held key in etcd; its answer waits at the proxy.
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> this.proxy.heldResponses(GrpcFaultProxy.TXN) == 1);
+
+            assertThat(backend.release(held).get(10, TimeUnit.SECONDS)).isTrue();
+            this.proxy.releaseHeldResponse(GrpcFaultProxy.TXN);
+
+            BackendLock again = retry.get(10, TimeUnit.SECONDS);
+            assertThat(again.fencingToken())
+                    .as("token of the retry; the released key had token %d", held.fencingToken())
+                    .isGreaterThan(held.fencingToken());
+            assertLive(again::isValid, again.fencingToken(), "in-flight");
+            backend.release(again).get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void aRetryKeepsTheKeyOfTheFirstPutWhoseAnswerCameAfterTheFirstAttemptGaveUp() throws Exception {
+        try (LockClient patient = patientClient()) {
+            LockRequest request = LockRequest.builder("late-answer")
+                    .requestId("worker-5")
+                    .waitTimeout(Duration.ofMillis(500))
+                    .build();
+            this.proxy.holdResponses(GrpcFaultProxy.TXN, 2);
+            assertThatThrownBy(() -> patient.acquire(request)).isInstanceOf(LockOutcomeUnknownException.class);
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> this.proxy.heldResponses(GrpcFaultProxy.TXN) == 1);
+            List<KeyValue> created = this.observer.keysOf("late-answer");
+            assertThat(created).hasSize(1);
+
+            CompletableFuture<LockLease> retry = patient.acquireAsync(LockRequest.builder("late-answer")
+                    .requestId("worker-5")
+                    .waitTimeout(Duration.ofSeconds(20))
+                    .build());
+            // The retry's put found the first put's key; its answer waits at the proxy too.
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> this.proxy.heldResponses(GrpcFaultProxy.TXN) == 2);
+            // The first put's answer arrives now, after its attempt gave up and while the retry is under way.
+            this.proxy.releaseHeldResponse(GrpcFaultProxy.TXN);
+            // A client that deletes the key on that answer does so within one round trip; one that leaves
+            // the key to the retry deletes nothing, and this wait ends on its bound. A machine too slow for
+            // the bound could only hide the first kind, never fail the second.
+            awaitAtMost(
+                    Duration.ofSeconds(3),
+                    () -> this.observer.keysOf("late-answer").isEmpty());
+            this.proxy.releaseHeldResponse(GrpcFaultProxy.TXN);
+
+            LockLease again = retry.get(10, TimeUnit.SECONDS);
+            assertThat(again.fencingToken())
+                    .as(
+                            "token of the retry; the first put's key had token %d",
+                            created.get(0).getCreateRevision())
+                    .isEqualTo(created.get(0).getCreateRevision());
+            assertLive(again, "late-answer");
+            again.release();
+        }
+    }
+
+    /**
+     * A client through the proxy whose sends wait 30 s for an answer, so an answer held at the proxy
+     * is still heard, and is not overtaken by the same request sent again.
+     */
+    private LockClient patientClient() {
+        LockClient patient = LockClient.builder(EtcdLockBackend.builder()
+                        .endpoints(this.proxy.endpoint())
+                        .requestTimeout(Duration.ofSeconds(30))
+                        .attemptTimeout(Duration.ofSeconds(30))
+                        .retryGrace(Duration.ofSeconds(10))
+                        .build())
+                .build();
+        patient.acquire(LockRequest.of("warm-up-patient")).release(); // the session lease exists from here on
+        return patient;
+    }
+
+    private static AcquireCommand command(String resource, String requestId) {
+        return new AcquireCommand(
+                ResourceName.of(resource, 255),
+                requestId,
+                30,
+                true,
+                System.nanoTime() + TimeUnit.SECONDS.toNanos(20),
+                false);
+    }
+
+    /** Waits until {@code condition} holds or {@code bound} has passed, whichever comes first. */
+    private static void awaitAtMost(Duration bound, BooleanSupplier condition) {
+        try {
+            Awaitility.await().atMost(bound).until(condition::getAsBoolean);
+        } catch (ConditionTimeoutException boundReached) {
+            // the condition did not come about: that is one of the two outcomes waited for
+        }
+    }
+
     /** The lease is valid and its key is in etcd with its token, also once any delete on its way has landed. */
     private void assertLive(LockLease lease, String resource) {
-        Awaitility.await()
-                .during(SETTLED)
-                .atMost(SETTLED.plusSeconds(2))
-                .until(() -> lease.isValid()
-                        && this.observer.keysOf(resource).stream()
-                                .anyMatch(kv -> kv.getCreateRevision() == lease.fencingToken()));
+        assertLive(lease::isValid, lease.fencingToken(), resource);
+    }
+
+    private void assertLive(BooleanSupplier valid, long token, String resource) {
+        Awaitility.await().during(SETTLED).atMost(SETTLED.plusSeconds(2)).untilAsserted(() -> {
+            assertThat(this.observer.keysOf(resource))
+                    .as("create revisions of the keys of '%s' in etcd, for a lock with token %d", resource, token)
+                    .extracting(KeyValue::getCreateRevision)
+                    .contains(token);
+            assertThat(valid.getAsBoolean())
+                    .as("the lock of '%s' with token %d is valid", resource, token)
+                    .isTrue();
+        });
     }
 }

@@ -39,6 +39,9 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@link #stall} them: never forward and never answer, like a member that lost its leader;
  *   <li>{@link #dropResponses} of them: forward, but never pass the answer back, so a write is
  *       applied without the client learning it;
+ *   <li>{@link #delayResponses} of them: forward, and pass the answer back a fixed time later;
+ *   <li>{@link #holdResponses} of them: forward, and keep the answer back until the test passes it
+ *       on with {@link #releaseHeldResponse}, so a test decides exactly what a late answer overtakes;
  * </ul>
  * and {@link #endCalls} ends every open call of a method with status OK, the way a server ends a
  * stream.
@@ -91,6 +94,12 @@ public final class GrpcFaultProxy implements AutoCloseable {
             });
 
     private record Delay(AtomicInteger count, long nanos) {}
+
+    private final Map<String, AtomicInteger> holds = new ConcurrentHashMap<>();
+
+    /** Answers kept back by {@link #holdResponses}, each complete from etcd, oldest first, by method. */
+    private final Map<String, java.util.concurrent.ConcurrentLinkedQueue<Runnable>> heldAnswers =
+            new ConcurrentHashMap<>();
 
     private final Map<String, Set<Runnable>> openCalls = new ConcurrentHashMap<>();
 
@@ -149,6 +158,40 @@ public final class GrpcFaultProxy implements AutoCloseable {
      */
     public void delayResponses(String method, int count, java.time.Duration delay) {
         this.delays.put(method, new Delay(new AtomicInteger(count), delay.toNanos()));
+    }
+
+    /**
+     * Forwards the next {@code count} calls of {@code method} and keeps each answer back, once etcd
+     * has given it in full, until {@link #releaseHeldResponse} passes it on: a write applied in time
+     * whose answer arrives exactly when the test says, after whatever the test let happen meanwhile.
+     * {@link #heldResponses} tells when etcd has answered. The client's own timeouts still run: an
+     * answer held past them reaches a caller that has given up. Answers still held when the proxy
+     * closes are never passed on.
+     */
+    public void holdResponses(String method, int count) {
+        this.holds.put(method, new AtomicInteger(count));
+    }
+
+    /** How many answers of {@code method} are held back right now ({@link #holdResponses}). */
+    public int heldResponses(String method) {
+        java.util.Queue<Runnable> held = this.heldAnswers.get(method);
+        return (held != null) ? held.size() : 0;
+    }
+
+    /**
+     * Passes the oldest held answer of {@code method} back to the client (in the order etcd gave
+     * them), and returns once it is handed to the client's connection.
+     *
+     * @return whether an answer was held
+     */
+    public boolean releaseHeldResponse(String method) {
+        java.util.Queue<Runnable> held = this.heldAnswers.get(method);
+        Runnable answer = (held != null) ? held.poll() : null;
+        if (answer == null) {
+            return false;
+        }
+        answer.run();
+        return true;
     }
 
     /**
@@ -282,7 +325,10 @@ public final class GrpcFaultProxy implements AutoCloseable {
             boolean dropResponse = take(drops.get(this.method.getFullMethodName()));
             Delay delay = delays.get(this.method.getFullMethodName());
             long delayNanos = (delay != null && take(delay.count())) ? delay.nanos() : 0;
-            // Answers of a delayed call are replayed, in order, once the delay is over.
+            String name = this.method.getFullMethodName();
+            boolean holdResponse = !dropResponse && delayNanos == 0 && take(holds.get(name));
+            boolean keepBack = delayNanos > 0 || holdResponse;
+            // Answers of a delayed or held call are replayed, in order, once the delay is over or the test says.
             List<Runnable> answer = new java.util.ArrayList<>();
             Set<Runnable> open =
                     openCalls.computeIfAbsent(this.method.getFullMethodName(), m -> ConcurrentHashMap.newKeySet());
@@ -332,17 +378,26 @@ public final class GrpcFaultProxy implements AutoCloseable {
                                     }
                                 }
                             });
+                            List<Runnable> steps = List.copyOf(answer);
+                            // The client may have cancelled the call meanwhile: then the answer goes nowhere.
+                            Runnable replay = () -> {
+                                try {
+                                    steps.forEach(Runnable::run);
+                                } catch (IllegalStateException callGone) {
+                                    // already closed on the client's side
+                                }
+                            };
                             if (delayNanos > 0) {
-                                List<Runnable> replay = List.copyOf(answer);
-                                delayer.schedule(
-                                        () -> replay.forEach(Runnable::run),
-                                        delayNanos,
-                                        java.util.concurrent.TimeUnit.NANOSECONDS);
+                                delayer.schedule(replay, delayNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+                            } else if (holdResponse) {
+                                heldAnswers
+                                        .computeIfAbsent(name, m -> new java.util.concurrent.ConcurrentLinkedQueue<>())
+                                        .add(replay);
                             }
                         }
 
                         private void answer(Runnable step) {
-                            if (delayNanos > 0) {
+                            if (keepBack) {
                                 answer.add(step);
                             } else {
                                 step.run();
