@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The orchestrator's own record of a run, beside the workers' histories: when the workload started and ended, and
@@ -33,8 +34,20 @@ final class FaultLog implements AutoCloseable {
 
     /** Records a fault that began at {@code start} and was healed at {@code end}. */
     void window(String name, String detail, long start, long end) {
+        fault(name, detail, start, end, "");
+    }
+
+    /**
+     * Records a fault that set out to delete a holder's key of {@code lockKey}, with the create revision of the key
+     * it deleted ({@code null}: it deleted nothing), so that the checker can tell whether the deletion took effect.
+     */
+    void deletionWindow(String name, String detail, long start, long end, String lockKey, @Nullable Long deletedToken) {
+        fault(name, detail, start, end, ",\"lockKey\":" + quote(lockKey) + ",\"deletedToken\":" + deletedToken);
+    }
+
+    private void fault(String name, String detail, long start, long end, String moreFields) {
         line("{\"type\":\"fault\",\"name\":" + quote(name) + ",\"detail\":" + quote(detail) + ",\"start\":" + start
-                + ",\"end\":" + end + "}");
+                + ",\"end\":" + end + moreFields + "}");
         synchronized (windows) {
             windows.add(name + ": " + detail + " (" + (end - start) / 1_000_000 + " ms)");
         }
