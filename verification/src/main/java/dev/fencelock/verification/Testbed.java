@@ -27,6 +27,9 @@ import org.jspecify.annotations.Nullable;
  */
 final class Testbed implements FaultTarget, AutoCloseable {
 
+    /** The instance id in a holder record: {@code {"instance":"w2",...}}. */
+    private static final Pattern INSTANCE = Pattern.compile("\"instance\"\\s*:\\s*\"([^\"]*)\"");
+
     private final EtcdCluster cluster;
     private final CampaignSettings settings;
     private final FaultLog log;
@@ -34,8 +37,6 @@ final class Testbed implements FaultTarget, AutoCloseable {
     private final List<TestbedWorker> workers = new ArrayList<>();
     private final LockClient operator;
     private int nextWorker;
-
-    private static final Pattern INSTANCE = Pattern.compile("\"instance\"\\s*:\\s*\"([^\"]*)\"");
 
     private Testbed(EtcdCluster cluster, CampaignSettings settings, FaultLog log, LockClient operator) {
         this.cluster = cluster;
@@ -56,6 +57,9 @@ final class Testbed implements FaultTarget, AutoCloseable {
                 .build();
         Testbed testbed = new Testbed(cluster, settings, log, operator);
         try {
+            // The operator's first call opens its connection and runs its code for the first time; on a busy machine
+            // that took seconds, longer than a caught holder lingers, so the first force-release came too late.
+            testbed.queue(settings.keyNames().get(0));
             for (int w = 1; w <= settings.workers(); w++) {
                 String id = "w" + w;
                 List<ClientRoute> own = new ArrayList<>();
@@ -159,7 +163,7 @@ final class Testbed implements FaultTarget, AutoCloseable {
                 .toList();
     }
 
-    /** The worker is the instance id the holder record names: {@code {"instance":"w2",...}}. */
+    /** The worker is the instance id its holder record names. */
     private static QueuedKey queued(QueueEntry entry) {
         Matcher instance = INSTANCE.matcher(entry.holder());
         return new QueuedKey(entry.fencingToken(), instance.find() ? instance.group(1) : entry.holder());
