@@ -7,6 +7,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -24,8 +25,9 @@ final class FaultLog implements AutoCloseable {
         this.out = Files.newBufferedWriter(runDirectory.resolve(HistoryFiles.FAULTS_FILE), StandardCharsets.UTF_8);
     }
 
-    void runStart() {
-        line("{\"type\":\"run-start\",\"t\":" + System.nanoTime() + "}");
+    /** The workload starts; {@code leaseTtl} bounds how soon a force-release must show (see the checker). */
+    void runStart(Duration leaseTtl) {
+        line("{\"type\":\"run-start\",\"t\":" + System.nanoTime() + ",\"leaseTtlMillis\":" + leaseTtl.toMillis() + "}");
     }
 
     void runEnd() {
