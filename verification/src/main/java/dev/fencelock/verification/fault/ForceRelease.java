@@ -99,8 +99,9 @@ final class ForceRelease implements Fault {
                                 + (queue.size() > 1
                                         ? "next in line is " + worker.id() + "'s own operation"
                                         : "nobody waits");
-        Optional<QueuedKey> deleted;
-        long deletedAfter;
+        Optional<QueuedKey> deleted = Optional.empty();
+        long deletedAfter = 0;
+        Exception failure = null;
         try {
             if (cut) {
                 worker.cutFromEtcd();
@@ -110,20 +111,22 @@ final class ForceRelease implements Fault {
                 deletedAfter = millisSince(start);
             } catch (Exception e) {
                 // In a mixed run etcd may have no quorum right now; the operator's attempt failing is part of it.
-                // Whether the delete applied is unknown, so the window names no deleted key.
-                target.hold(order.duration().plusMillis(200));
-                target.window(
-                        name(),
-                        "failed to force-release " + caught + " (" + e + ") " + placement,
-                        start,
-                        System.nanoTime());
-                return;
+                failure = e;
             }
             target.hold(order.duration().plusMillis(200));
         } finally {
             if (cut) {
                 worker.reconnectToEtcd();
             }
+        }
+        if (failure != null) {
+            // Whether the delete applied is unknown, so the window names no deleted key.
+            target.window(
+                    name(),
+                    "failed to force-release " + caught + " (" + failure + ") " + placement,
+                    start,
+                    System.nanoTime());
+            return;
         }
         target.deletionWindow(
                 name(),

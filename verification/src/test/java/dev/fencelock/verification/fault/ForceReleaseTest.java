@@ -83,14 +83,18 @@ class ForceReleaseTest {
                 .containsExactly(
                         "w1 linger AFTER_READ",
                         "force-release k0",
+                        "logged",
                         "w2 linger AFTER_ACQUIRE",
                         "force-release k0",
+                        "logged",
                         "w1 linger AFTER_READ",
                         "force-release k1",
+                        "logged",
                         "w2 linger AFTER_ACQUIRE",
                         "w2 cut",
                         "force-release k1",
-                        "w2 reconnect");
+                        "w2 reconnect",
+                        "logged");
         assertThat(target.windows.get(1).detail()).contains("not cut", "w2");
         assertThat(target.windows.get(3).detail()).contains("holder cut from etcd");
     }
@@ -124,14 +128,38 @@ class ForceReleaseTest {
                 .containsExactly(
                         "w1 linger AFTER_READ",
                         "force-release k0",
+                        "logged",
                         "w2 linger AFTER_ACQUIRE",
                         "w2 cut",
                         "force-release k0",
                         "w2 reconnect",
+                        "logged",
                         "w1 linger AFTER_READ",
                         "force-release k1",
+                        "logged",
                         "w2 linger AFTER_ACQUIRE",
-                        "force-release k1");
+                        "force-release k1",
+                        "logged");
+    }
+
+    @Test
+    void anOperatorCallThatFailsNamesNoDeletedKeyAndIsLoggedOnceTheHolderIsBack() throws Exception {
+        ForceRelease fault = new ForceRelease();
+        target.w1.notices.add(new LingerNotice(Linger.Phase.AFTER_READ, "w1-0-7", "k0", 10));
+        target.queue.add(new QueuedKey(10, "w1"));
+        fault.inject(target);
+        target.queue.clear();
+        target.w2.notices.add(new LingerNotice(Linger.Phase.AFTER_ACQUIRE, "w2-1-36", "k0", 434));
+        target.queue.addAll(List.of(new QueuedKey(434, "w2"), new QueuedKey(437, "w3")));
+        target.failing = true;
+        fault.inject(target);
+
+        assertThat(target.windows.get(1).lockKey())
+                .as("whether it deleted anything is unknown")
+                .isNull();
+        assertThat(target.windows.get(1).detail()).startsWith("failed to force-release k0 held by w2-1-36");
+        assertThat(target.events.subList(target.events.size() - 5, target.events.size()))
+                .containsExactly("w2 linger AFTER_ACQUIRE", "w2 cut", "force-release k0", "w2 reconnect", "logged");
     }
 
     record Window(
@@ -148,6 +176,7 @@ class ForceReleaseTest {
 
         final List<Window> windows = new ArrayList<>();
         final List<String> events = new ArrayList<>();
+        boolean failing;
         final ScriptedWorker w1 = new ScriptedWorker("w1", events);
         final ScriptedWorker w2 = new ScriptedWorker("w2", events);
         private int next;
@@ -175,6 +204,9 @@ class ForceReleaseTest {
         @Override
         public Optional<QueuedKey> forceRelease(String key) {
             events.add("force-release " + key);
+            if (failing) {
+                throw new IllegalStateException("no quorum");
+            }
             return queue.isEmpty() ? Optional.empty() : Optional.of(queue.remove(0));
         }
 
@@ -190,6 +222,7 @@ class ForceReleaseTest {
 
         @Override
         public void window(String name, String detail, long start, long end) {
+            events.add("logged");
             windows.add(new Window(detail, null, null));
         }
 
@@ -198,6 +231,7 @@ class ForceReleaseTest {
                 String name, String detail, long start, long end, String lockKey, @Nullable Long deletedToken) {
             assertThat(name).isEqualTo("force-release");
             assertThat(end).isGreaterThanOrEqualTo(start);
+            events.add("logged");
             windows.add(new Window(detail, lockKey, deletedToken));
         }
 
