@@ -61,7 +61,7 @@ public final class Campaign {
                 FaultLog log = new FaultLog(directory);
                 Testbed testbed = Testbed.start(cluster, settings, tables, "/verify-" + runId, directory, log)) {
             long started = System.nanoTime();
-            log.runStart();
+            log.runStart(settings.leaseTtl());
             schedule(settings, testbed);
             log.runEnd();
             Duration elapsed = Duration.ofNanos(System.nanoTime() - started);

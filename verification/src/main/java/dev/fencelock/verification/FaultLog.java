@@ -7,8 +7,10 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The orchestrator's own record of a run, beside the workers' histories: when the workload started and ended, and
@@ -23,8 +25,9 @@ final class FaultLog implements AutoCloseable {
         this.out = Files.newBufferedWriter(runDirectory.resolve(HistoryFiles.FAULTS_FILE), StandardCharsets.UTF_8);
     }
 
-    void runStart() {
-        line("{\"type\":\"run-start\",\"t\":" + System.nanoTime() + "}");
+    /** The workload starts; {@code leaseTtl} bounds how soon a force-release must show (see the checker). */
+    void runStart(Duration leaseTtl) {
+        line("{\"type\":\"run-start\",\"t\":" + System.nanoTime() + ",\"leaseTtlMillis\":" + leaseTtl.toMillis() + "}");
     }
 
     void runEnd() {
@@ -33,8 +36,20 @@ final class FaultLog implements AutoCloseable {
 
     /** Records a fault that began at {@code start} and was healed at {@code end}. */
     void window(String name, String detail, long start, long end) {
+        fault(name, detail, start, end, "");
+    }
+
+    /**
+     * Records a fault that set out to delete a holder's key of {@code lockKey}, with the create revision of the key
+     * it deleted ({@code null}: it deleted nothing), so that the checker can tell whether the deletion took effect.
+     */
+    void deletionWindow(String name, String detail, long start, long end, String lockKey, @Nullable Long deletedToken) {
+        fault(name, detail, start, end, ",\"lockKey\":" + quote(lockKey) + ",\"deletedToken\":" + deletedToken);
+    }
+
+    private void fault(String name, String detail, long start, long end, String moreFields) {
         line("{\"type\":\"fault\",\"name\":" + quote(name) + ",\"detail\":" + quote(detail) + ",\"start\":" + start
-                + ",\"end\":" + end + "}");
+                + ",\"end\":" + end + moreFields + "}");
         synchronized (windows) {
             windows.add(name + ": " + detail + " (" + (end - start) / 1_000_000 + " ms)");
         }

@@ -3,6 +3,7 @@ package dev.fencelock.verification;
 import dev.fencelock.LockClient;
 import dev.fencelock.ResourceName;
 import dev.fencelock.etcd.EtcdLockBackend;
+import dev.fencelock.spi.QueueEntry;
 import dev.fencelock.test.etcd.EtcdCluster;
 import dev.fencelock.test.etcd.EtcdMember;
 import dev.fencelock.verification.fault.FaultTarget;
@@ -16,12 +17,18 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A running run: the cluster, one route per worker and member, the worker processes, and an operator's lock
  * client. Closing it stops the workers (killing those that do not stop) and closes the routes.
  */
 final class Testbed implements FaultTarget, AutoCloseable {
+
+    /** The instance id in a holder record: {@code {"instance":"w2",...}}. */
+    private static final Pattern INSTANCE = Pattern.compile("\"instance\"\\s*:\\s*\"([^\"]*)\"");
 
     private final EtcdCluster cluster;
     private final CampaignSettings settings;
@@ -50,6 +57,9 @@ final class Testbed implements FaultTarget, AutoCloseable {
                 .build();
         Testbed testbed = new Testbed(cluster, settings, log, operator);
         try {
+            // The operator's first call opens its connection and runs its code for the first time; on a busy machine
+            // that took seconds, longer than a caught holder lingers, so the first force-release came too late.
+            testbed.queue(settings.keyNames().get(0));
             for (int w = 1; w <= settings.workers(); w++) {
                 String id = "w" + w;
                 List<ClientRoute> own = new ArrayList<>();
@@ -133,11 +143,30 @@ final class Testbed implements FaultTarget, AutoCloseable {
     }
 
     @Override
-    public void forceRelease(String key) throws Exception {
-        operator.administration()
+    public Optional<QueuedKey> forceRelease(String key) throws Exception {
+        return operator.administration()
                 .orElseThrow()
                 .forceRelease(ResourceName.of(key, ResourceName.DEFAULT_MAX_LENGTH))
-                .get(10, TimeUnit.SECONDS);
+                .get(10, TimeUnit.SECONDS)
+                .map(Testbed::queued);
+    }
+
+    @Override
+    public List<QueuedKey> queue(String key) throws Exception {
+        return operator
+                .administration()
+                .orElseThrow()
+                .queue(ResourceName.of(key, ResourceName.DEFAULT_MAX_LENGTH))
+                .get(10, TimeUnit.SECONDS)
+                .stream()
+                .map(Testbed::queued)
+                .toList();
+    }
+
+    /** The worker is the instance id its holder record names. */
+    private static QueuedKey queued(QueueEntry entry) {
+        Matcher instance = INSTANCE.matcher(entry.holder());
+        return new QueuedKey(entry.fencingToken(), instance.find() ? instance.group(1) : entry.holder());
     }
 
     @Override
@@ -148,6 +177,12 @@ final class Testbed implements FaultTarget, AutoCloseable {
     @Override
     public void window(String name, String detail, long start, long end) {
         log.window(name, detail, start, end);
+    }
+
+    @Override
+    public void deletionWindow(
+            String name, String detail, long start, long end, String lockKey, @Nullable Long deletedToken) {
+        log.deletionWindow(name, detail, start, end, lockKey, deletedToken);
     }
 
     @Override

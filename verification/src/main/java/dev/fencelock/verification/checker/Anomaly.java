@@ -31,6 +31,12 @@ public record Anomaly(Kind kind, String key, String operationId, String detail) 
         /** A committed write carried a smaller token than the one committed before it. */
         TOKEN_REGRESSION,
         /** By the workers' clocks alone, two committed critical sections of one key certainly overlapped. */
-        INTERLEAVED
+        INTERLEAVED,
+        /**
+         * Not the lock's failure but the campaign's: a force-release deleted nothing, or its deletion showed neither a
+         * loss at the holder nor a grant to another operation while the holder still held, within one lease TTL of
+         * its heal. The run did not test what its fault log says.
+         */
+        INJECTION_WITHOUT_EFFECT
     }
 }

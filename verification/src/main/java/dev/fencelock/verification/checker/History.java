@@ -10,6 +10,7 @@ import java.util.Map;
  * @param faults the fault windows in the order they began
  * @param runStart when the workload started
  * @param runEnd when it was told to stop
+ * @param leaseTtl the workers' lock lease TTL in nanoseconds; 0 if the run did not record it
  * @param problems lines that could not be read or did not fit the history (a worker bug, not an anomaly)
  */
 public record History(
@@ -17,4 +18,5 @@ public record History(
         List<FaultWindow> faults,
         long runStart,
         long runEnd,
+        long leaseTtl,
         List<String> problems) {}

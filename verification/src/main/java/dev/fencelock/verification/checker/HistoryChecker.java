@@ -23,7 +23,8 @@ import java.util.function.ToLongFunction;
  *   <li>every acknowledged operation has exactly one row, every failed one none, no row is unaccounted for, and
  *       each counter equals its number of rows (acknowledged plus unknown ones that did commit);
  *   <li>each write read what the previous write of its key produced (starting at 0) and wrote that plus one;
- *   <li>tokens never decrease.
+ *   <li>tokens never decrease;
+ *   <li>every force-release took effect ({@link ForceReleaseCheck}).
  * </ul>
  *
  * <p>Two committed critical sections of one key that interleave (both read before either committed) read the same
@@ -97,6 +98,7 @@ public final class HistoryChecker {
         });
         checkChains(database, anomalies);
         checkProvenOverlaps(operations, rowsByOperation, anomalies);
+        ForceReleaseCheck.check(history, anomalies);
         return new CheckResult(
                 operations.size(),
                 ok,

@@ -14,8 +14,9 @@ import java.util.Map;
 
 /**
  * Reads a run directory: every worker's {@value #HISTORY_GLOB} file (one JSON object per line: {@code invoke},
- * {@code acquired}, {@code read}, {@code commit}, {@code ok} / {@code fail} / {@code info}, {@code released}) and
- * the orchestrator's {@value #FAULTS_FILE} ({@code run-start}, {@code fault}, {@code run-end}).
+ * {@code acquired}, {@code read}, {@code commit}, {@code ok} / {@code fail} / {@code info}, {@code released}, and
+ * {@code lost} whenever a lock's lost-listener ran) and the orchestrator's {@value #FAULTS_FILE} ({@code run-start}
+ * with the lease TTL, {@code fault}, with the lock key and deleted token for a force-release, {@code run-end}).
  */
 public final class HistoryFiles {
 
@@ -40,19 +41,25 @@ public final class HistoryFiles {
             readLines(file, problems, (fields, where) -> applyEvent(drafts, fields, where, problems));
         }
         List<FaultWindow> faults = new ArrayList<>();
-        long[] bounds = {Long.MIN_VALUE, Long.MIN_VALUE};
+        long[] bounds = {Long.MIN_VALUE, Long.MIN_VALUE, 0};
         Path faultFile = directory.resolve(FAULTS_FILE);
         if (Files.exists(faultFile)) {
             readLines(faultFile, problems, (fields, where) -> {
                 switch (String.valueOf(fields.get("type"))) {
-                    case "run-start" -> bounds[0] = number(fields, "t");
+                    case "run-start" -> {
+                        bounds[0] = number(fields, "t");
+                        if (fields.containsKey("leaseTtlMillis")) {
+                            bounds[2] = number(fields, "leaseTtlMillis") * 1_000_000L;
+                        }
+                    }
                     case "run-end" -> bounds[1] = number(fields, "t");
                     case "fault" ->
                         faults.add(new FaultWindow(
                                 String.valueOf(fields.get("name")),
                                 String.valueOf(fields.getOrDefault("detail", "")),
                                 number(fields, "start"),
-                                number(fields, "end")));
+                                number(fields, "end"),
+                                deletion(fields)));
                     default -> problems.add(where + ": unknown record " + fields.get("type"));
                 }
             });
@@ -64,7 +71,17 @@ public final class HistoryFiles {
         drafts.forEach((id, draft) -> operations.put(id, draft.toOperation()));
         long start = bounds[0] != Long.MIN_VALUE ? bounds[0] : firstInvocation(operations);
         long end = bounds[1] != Long.MIN_VALUE ? bounds[1] : lastCompletion(operations, start);
-        return new History(operations, List.copyOf(faults), start, end, List.copyOf(problems));
+        return new History(operations, List.copyOf(faults), start, end, bounds[2], List.copyOf(problems));
+    }
+
+    /** The lock key a force-release acted on and the token of the key it deleted ({@code null}: nothing). */
+    private static FaultWindow.Deletion deletion(Map<String, Object> fields) {
+        if (!fields.containsKey("lockKey")) {
+            return null;
+        }
+        Object token = fields.get("deletedToken");
+        return new FaultWindow.Deletion(
+                String.valueOf(fields.get("lockKey")), token == null ? null : number(fields, "deletedToken"));
     }
 
     private interface LineHandler {
@@ -128,6 +145,14 @@ public final class HistoryFiles {
             case "released" -> {
                 draft.releaseStartedAt = number(fields, "from");
                 draft.releasedAt = t;
+                if (fields.get("released") instanceof Boolean released) {
+                    draft.releaseReturned = released;
+                }
+            }
+            case "lost" -> {
+                if (draft.lostAt == null) {
+                    draft.lostAt = t;
+                }
             }
             case "linger" -> {
                 // The orchestrator's cue for a fault; it changes nothing in the operation.
@@ -175,6 +200,8 @@ public final class HistoryFiles {
         String reason = "";
         Long releaseStartedAt;
         Long releasedAt;
+        Boolean releaseReturned;
+        Long lostAt;
 
         Draft(String id, String worker, String key, long invokedAt) {
             this.id = id;
@@ -205,7 +232,9 @@ public final class HistoryFiles {
                     valueWritten,
                     reason,
                     releaseStartedAt,
-                    releasedAt);
+                    releasedAt,
+                    releaseReturned,
+                    lostAt);
         }
     }
 }

@@ -20,6 +20,8 @@ package dev.fencelock.verification.checker;
  * @param reason why it failed or is unknown, a short category such as {@code fenced-db}
  * @param releaseStartedAt before the lock was released
  * @param releasedAt after the release returned
+ * @param releaseReturned what {@code release()} returned: {@code false} when the lock had been lost by then
+ * @param lostAt when the lock's lost-listener ran: its holder learned that the lock was gone
  */
 public record Operation(
         String id,
@@ -36,7 +38,9 @@ public record Operation(
         Long valueWritten,
         String reason,
         Long releaseStartedAt,
-        Long releasedAt) {
+        Long releasedAt,
+        Boolean releaseReturned,
+        Long lostAt) {
 
     /** How an operation ended, in the terms of a Jepsen history. */
     public enum Outcome {

@@ -7,6 +7,7 @@ import io.etcd.jetcd.Client;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /** What faults act on: the cluster, the workers and their routes, an operator's tools, and the fault log. */
 public interface FaultTarget {
@@ -22,14 +23,28 @@ public interface FaultTarget {
     /** Every worker. */
     List<Worker> workers();
 
-    /** Deletes the current holder's key of {@code key}, as an operator would. */
-    void forceRelease(String key) throws Exception;
+    /**
+     * Deletes the oldest key of {@code key}'s lock, whoever holds it, through the operator's lock client, as an
+     * operator would.
+     *
+     * @return the key it deleted; empty if the lock had no key, or its oldest key went before the delete landed
+     */
+    Optional<QueuedKey> forceRelease(String key) throws Exception;
+
+    /** The keys of {@code key}'s lock, the holder first and then its waiters, read linearizably by the operator. */
+    List<QueuedKey> queue(String key) throws Exception;
 
     /** A jetcd client of the cluster's own endpoints, for maintenance. */
     Client etcd();
 
     /** Logs a fault window. */
     void window(String name, String detail, long start, long end);
+
+    /**
+     * Logs the window of a fault that set out to delete a holder's key of {@code lockKey}: {@code deletedToken} is
+     * the create revision of the key it deleted, {@code null} if it deleted nothing.
+     */
+    void deletionWindow(String name, String detail, long start, long end, String lockKey, @Nullable Long deletedToken);
 
     /** Keeps a fault in place for {@code duration}. */
     void hold(Duration duration) throws InterruptedException;
@@ -76,4 +91,13 @@ public interface FaultTarget {
      * @param token that operation's fencing token
      */
     record LingerNotice(Linger.Phase phase, String operation, String key, long token) {}
+
+    /**
+     * One key in a lock's queue, as etcd has it.
+     *
+     * @param token its create revision: the holder's fencing token, or a waiter's future one
+     * @param worker the instance id in its holder record: the worker that asked for it ({@code w2}), or {@code
+     *     operator}
+     */
+    record QueuedKey(long token, String worker) {}
 }

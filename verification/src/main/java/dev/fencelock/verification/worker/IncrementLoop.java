@@ -111,6 +111,8 @@ final class IncrementLoop implements Runnable {
         }
         long token = lease.fencingToken();
         history.write("acquired", op, "token", token);
+        // The holder learning that its lock is gone (a force-release, an expired session) is part of the history.
+        lease.onLost(cause -> history.write("lost", op, "error", describe(cause)));
         try (FencingContext.Scope fence = FencingContext.open(lease)) {
             transaction(op, key, token);
         } finally {

@@ -144,7 +144,9 @@ class HistoryCheckerTest {
                         1L,
                         "",
                         8 * MS,
-                        9 * MS));
+                        9 * MS,
+                        true,
+                        null));
         operations.put(
                 "w2-1",
                 new Operation(
@@ -162,7 +164,9 @@ class HistoryCheckerTest {
                         1L,
                         "",
                         12 * MS,
-                        13 * MS));
+                        13 * MS,
+                        true,
+                        null));
         row("w1-1", "a", 10, 0, 1);
         row("w2-1", "a", 11, 0, 1);
 
@@ -199,7 +203,7 @@ class HistoryCheckerTest {
     }
 
     private CheckResult check(long runEnd) {
-        History history = new History(operations, faults, 0, runEnd, List.of());
+        History history = new History(operations, faults, 0, runEnd, 2_000 * MS, List.of());
         return HistoryChecker.check(history, new DatabaseSnapshot(rows, counters));
     }
 
@@ -234,7 +238,9 @@ class HistoryCheckerTest {
                         written,
                         reason,
                         token == null ? null : t + 6 * MS,
-                        token == null ? null : t + 7 * MS));
+                        token == null ? null : t + 7 * MS,
+                        token == null ? null : true,
+                        null));
     }
 
     /** A committed row; the counter takes its written value, as the database would. */

@@ -55,11 +55,45 @@ class HistoryFilesTest {
                         8L,
                         "",
                         150L,
-                        160L));
+                        160L,
+                        true,
+                        null));
         assertThat(history.operations().get("w1-0-2").key()).isEqualTo("k\"1é");
         assertThat(history.operations().get("w1-0-2").reason()).isEqualTo("acquire-timeout");
         assertThat(history.operations().get("w1-0-3").outcome()).isEqualTo(Operation.Outcome.UNFINISHED);
         assertThat(history.problems()).singleElement().asString().startsWith("history-w1.jsonl:10");
+    }
+
+    @Test
+    void readsWhatAForceReleaseDeletedAndWhatItsHolderSaw(@TempDir Path run) throws Exception {
+        Files.write(
+                run.resolve("history-w1.jsonl"),
+                List.of(
+                        "{\"type\":\"invoke\",\"t\":100,\"op\":\"w1-0-1\",\"worker\":\"w1\",\"key\":\"k0\"}",
+                        "{\"type\":\"acquired\",\"t\":110,\"op\":\"w1-0-1\",\"token\":42}",
+                        "{\"type\":\"lost\",\"t\":125,\"op\":\"w1-0-1\",\"error\":\"LockLostException: gone\"}",
+                        "{\"type\":\"fail\",\"t\":140,\"op\":\"w1-0-1\",\"reason\":\"fenced-local\",\"error\":\"x\"}",
+                        "{\"type\":\"released\",\"t\":160,\"op\":\"w1-0-1\",\"from\":150,\"released\":false}"));
+        Files.write(
+                run.resolve(HistoryFiles.FAULTS_FILE),
+                List.of(
+                        "{\"type\":\"run-start\",\"t\":50,\"leaseTtlMillis\":2000}",
+                        "{\"type\":\"fault\",\"name\":\"force-release\",\"detail\":\"d\",\"start\":115,\"end\":300,"
+                                + "\"lockKey\":\"k0\",\"deletedToken\":42}",
+                        "{\"type\":\"fault\",\"name\":\"force-release\",\"detail\":\"e\",\"start\":400,\"end\":500,"
+                                + "\"lockKey\":\"k1\",\"deletedToken\":null}",
+                        "{\"type\":\"run-end\",\"t\":600}"));
+
+        History history = HistoryFiles.read(run);
+
+        assertThat(history.leaseTtl()).isEqualTo(2_000_000_000L);
+        assertThat(history.faults())
+                .extracting(FaultWindow::deletion)
+                .containsExactly(new FaultWindow.Deletion("k0", 42L), new FaultWindow.Deletion("k1", null));
+        Operation op = history.operations().get("w1-0-1");
+        assertThat(op.lostAt()).isEqualTo(125L);
+        assertThat(op.releaseReturned()).isFalse();
+        assertThat(history.problems()).isEmpty();
     }
 
     @Test
