@@ -2,6 +2,7 @@ package dev.fencelock;
 
 import dev.fencelock.spi.BackendLock;
 import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
 
 /** Acquisition state shared by all re-entrant holds of one backend lock. */
 final class Acquisition {
@@ -16,6 +17,9 @@ final class Acquisition {
 
     /** Open holds; -1 once the last one was dropped, so the acquisition can never be re-entered. */
     private int holds;
+
+    /** Completes once the release that followed the last hold was handed to the backend. */
+    private final CompletableFuture<Void> releaseHandedOver = new CompletableFuture<>();
 
     Acquisition(BackendLock lock, String lockName) {
         this.lock = lock;
@@ -49,6 +53,15 @@ final class Acquisition {
 
     synchronized int holds() {
         return Math.max(this.holds, 0);
+    }
+
+    /** Whether the last hold was dropped: the lock is being released and never held again. */
+    synchronized boolean isEmptied() {
+        return this.holds < 0;
+    }
+
+    CompletableFuture<Void> releaseHandedOver() {
+        return this.releaseHandedOver;
     }
 
     /** Drops one hold; returns whether it was the last one. */

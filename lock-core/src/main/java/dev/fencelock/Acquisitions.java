@@ -4,6 +4,7 @@ import dev.fencelock.spi.BackendLock;
 import dev.fencelock.spi.LockKind;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
@@ -40,30 +41,48 @@ final class Acquisitions {
         return existing.addHold() ? existing : null;
     }
 
-    /** The acquisition of a lock the backend granted, with one hold more: the known one, or a new one. */
+    /**
+     * The acquisition of a lock the backend granted, with one hold more: the known one, or a new one.
+     * {@code null} when the lock is one whose release has begun (its last hold was dropped, or the
+     * backend was told to release it): that release ends it, so nobody may hold it again.
+     */
+    @Nullable
     Acquisition register(BackendLock lock, String lockName) {
-        String key = key(lock.resource(), lock.requestId());
-        while (true) {
-            Acquisition acquisition = this.byKey.compute(
-                    key,
-                    (k, current) ->
-                            (current != null && current.lock() == lock) ? current : new Acquisition(lock, lockName));
-            if (acquisition.addHold()) {
-                return acquisition;
+        Acquisition[] registered = {null};
+        this.byKey.compute(key(lock.resource(), lock.requestId()), (k, current) -> {
+            if (current != null && current.lock() == lock) {
+                registered[0] = current;
+            } else if (!lock.isReleased()) {
+                registered[0] = new Acquisition(lock, lockName);
             }
-            // The entry was emptied by a concurrent release of its last hold; start a fresh one.
-            this.byKey.remove(key, acquisition);
-        }
+            return (registered[0] != null) ? registered[0] : current;
+        });
+        // A known acquisition refuses the hold once emptied; its entry stays until forgetReleased.
+        return (registered[0] != null && registered[0].addHold()) ? registered[0] : null;
     }
 
-    /** Drops one hold of {@code acquisition}; after the last one it is forgotten and this returns {@code true}. */
+    /**
+     * Drops one hold of {@code acquisition}; returns {@code true} after the last one. The emptied
+     * acquisition stays known until {@link #forgetReleased}, so that no acquisition of its
+     * request id takes its lock meanwhile.
+     */
     boolean dropHold(Acquisition acquisition) {
-        if (!acquisition.dropHold()) {
-            return false;
-        }
+        return acquisition.dropHold();
+    }
+
+    /** Forgets the emptied {@code acquisition} once the backend was told to release its lock. */
+    void forgetReleased(Acquisition acquisition) {
         BackendLock lock = acquisition.lock();
         this.byKey.remove(key(lock.resource(), lock.requestId()), acquisition);
-        return true;
+        acquisition.releaseHandedOver().complete(null);
+    }
+
+    /** Completes once the release of {@code lock}, which {@link #register} refused, was handed to the backend. */
+    CompletableFuture<Void> releaseHandedOver(BackendLock lock) {
+        Acquisition current = this.byKey.get(key(lock.resource(), lock.requestId()));
+        return (current != null && current.lock() == lock)
+                ? current.releaseHandedOver()
+                : CompletableFuture.completedFuture(null);
     }
 
     /** The acquisitions whose lock is still valid, as operators see them. */
@@ -71,7 +90,7 @@ final class Acquisitions {
         List<LockClient.HeldLock> held = new ArrayList<>();
         for (Acquisition acquisition : this.byKey.values()) {
             BackendLock lock = acquisition.lock();
-            if (lock.isValid()) {
+            if (lock.isValid() && !acquisition.isEmptied()) {
                 held.add(new LockClient.HeldLock(
                         lock.resource().value(),
                         lock.requestId(),
@@ -92,7 +111,7 @@ final class Acquisitions {
     int heldCount() {
         int count = 0;
         for (Acquisition acquisition : this.byKey.values()) {
-            if (acquisition.lock().isValid()) {
+            if (acquisition.lock().isValid() && !acquisition.isEmptied()) {
                 count++;
             }
         }

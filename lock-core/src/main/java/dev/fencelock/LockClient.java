@@ -376,6 +376,11 @@ public final class LockClient implements AutoCloseable {
         CompletableFuture<BackendLock> backendFuture = pending;
         backendFuture.whenComplete((lock, failure) -> {
             ticket.leave();
+            LockHold hold = (failure == null) ? register(lock, attempt.lockName()) : null;
+            if (failure == null && hold == null) {
+                startOverAfterRelease(attempt, lock, started, result);
+                return;
+            }
             Duration waited = Duration.ofNanos(System.nanoTime() - started);
             Throwable cause = (failure != null) ? unwrap(failure) : null;
             this.hotResources.record(
@@ -386,7 +391,6 @@ public final class LockClient implements AutoCloseable {
                 result.completeExceptionally(cause);
                 return;
             }
-            LockHold hold = register(lock, attempt.lockName());
             this.events.acquired(hold, hold.acquisition().lockName(), waited, false);
             if (!result.complete(hold)) {
                 // The caller gave up while the store granted the lock: hand it straight back, without
@@ -402,8 +406,58 @@ public final class LockClient implements AutoCloseable {
         return result;
     }
 
-    private LockHold register(BackendLock lock, String lockName) {
+    /**
+     * The store granted a lock whose release has begun (its last hold, of the same request id, was
+     * dropped): that release ends it, so it is not handed out. Once the backend was told to release
+     * it, and so hands it out no more, the attempt starts over and gets a lock of its own, with a new
+     * token.
+     */
+    private void startOverAfterRelease(
+            AcquireAttempt attempt, BackendLock lock, long started, CompletableFuture<LockLease> result) {
+        AcquireCommand command = attempt.command();
+        CompletableFuture<Void> handedOver = this.acquisitions.releaseHandedOver(lock);
+        handedOver
+                .copy()
+                .orTimeout(command.remainingNanos(), TimeUnit.NANOSECONDS)
+                .whenComplete((done, timeout) -> {
+                    if (result.isDone()) {
+                        return; // the caller gave up
+                    }
+                    if (timeout != null || command.remainingNanos() == 0) {
+                        LockAcquisitionTimeoutException failure = new LockAcquisitionTimeoutException("Lock '"
+                                + command.resource() + "' was still being released under request id '"
+                                + command.requestId()
+                                + "' when the wait timeout of this request ran out");
+                        this.events.acquireFailed(
+                                command.resource(),
+                                attempt.lockName(),
+                                failure,
+                                Duration.ofNanos(System.nanoTime() - started),
+                                command.waitForRelease());
+                        result.completeExceptionally(failure);
+                        return;
+                    }
+                    CompletableFuture<LockLease> again = acquireAsync(attempt);
+                    result.whenComplete((lease, failure) -> {
+                        if (result.isCancelled()) {
+                            again.cancel(false);
+                        }
+                    });
+                    again.whenComplete((lease, failure) -> {
+                        if (failure != null) {
+                            result.completeExceptionally(unwrap(failure));
+                        } else if (!result.complete(lease)) {
+                            ((LockHold) lease).giveUp(false); // the caller gave up meanwhile
+                        }
+                    });
+                });
+    }
+
+    private @Nullable LockHold register(BackendLock lock, String lockName) {
         Acquisition acquisition = this.acquisitions.register(lock, lockName);
+        if (acquisition == null) {
+            return null;
+        }
         LockHold hold = new LockHold(this, acquisition);
         if (acquisition.holds() == 1) {
             // Off the detecting thread: it is the backend's, which also keeps leases alive.

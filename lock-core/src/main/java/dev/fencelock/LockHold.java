@@ -159,9 +159,16 @@ final class LockHold implements LockLease {
         }
         long started = System.nanoTime();
         Duration held = Duration.ofNanos(started - this.acquisition.acquiredNanos());
-        CompletableFuture<Boolean> deletion = deferred
-                ? this.client.backend().releaseDeferred(lock)
-                : this.client.backend().release(lock);
+        CompletableFuture<Boolean> deletion;
+        try {
+            deletion = deferred
+                    ? this.client.backend().releaseDeferred(lock)
+                    : this.client.backend().release(lock);
+        } finally {
+            // Only now may an acquisition of the same request id go on: the backend no longer hands
+            // this lock out, so it gets a lock of its own, not one this release ends.
+            this.client.acquisitions().forgetReleased(this.acquisition);
+        }
         // Only a store that answered "nothing to delete" says the lock was gone; a failed delete is retried.
         deletion.whenComplete((deleted, failure) -> this.client
                 .events()

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencelock.spi.AcquireCommand;
 import dev.fencelock.spi.LockKind;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -47,7 +48,7 @@ class AcquisitionsTest {
     }
 
     @Test
-    void droppingTheLastHoldForgetsTheAcquisitionForGood() {
+    void theLockOfAnEmptiedAcquisitionIsNeverHeldAgain() {
         ScriptedLockBackend.ScriptedLock lock = lock("req-1");
         Acquisition acquisition = this.acquisitions.register(lock, "orders");
         this.acquisitions.reenter(RESOURCE, "req-1", LockKind.EXCLUSIVE);
@@ -55,12 +56,23 @@ class AcquisitionsTest {
         assertThat(this.acquisitions.heldCount()).isEqualTo(1);
         assertThat(this.acquisitions.dropHold(acquisition)).isTrue();
         assertThat(this.acquisitions.heldCount()).isZero();
-        // An emptied acquisition cannot be revived: the same lock registered again starts afresh.
+        assertThat(this.acquisitions.held()).isEmpty();
         assertThat(acquisition.addHold()).isFalse();
         assertThat(this.acquisitions.reenter(RESOURCE, "req-1", LockKind.EXCLUSIVE))
                 .isNull();
-        Acquisition fresh = this.acquisitions.register(lock, "orders");
-        assertThat(fresh).isNotSameAs(acquisition);
+
+        // Its release may end the lock at any moment: a grant of that lock is refused, before the
+        // backend was told to release it and after.
+        CompletableFuture<Void> handedOver = this.acquisitions.releaseHandedOver(lock);
+        assertThat(this.acquisitions.register(lock, "orders")).isNull();
+        assertThat(handedOver).isNotDone();
+        lock.markReleased();
+        this.acquisitions.forgetReleased(acquisition);
+        assertThat(handedOver).isCompleted();
+        assertThat(this.acquisitions.register(lock, "orders")).isNull();
+
+        Acquisition fresh = this.acquisitions.register(lock("req-1"), "orders");
+        assertThat(fresh).isNotNull().isNotSameAs(acquisition);
         assertThat(fresh.holds()).isEqualTo(1);
     }
 

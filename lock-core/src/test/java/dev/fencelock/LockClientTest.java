@@ -115,6 +115,29 @@ class LockClientTest {
     }
 
     @Test
+    void aRetryGrantedTheLockItsFirstAttemptAlreadyReleasedStartsOverForANewOne() {
+        // Both attempts reach the store; the first is granted and released before the retry's grant
+        // arrives, which is still the lock the store had: taking it would be holding a deleted key.
+        LockRequest request =
+                LockRequest.builder("order:42").requestId("owner-1").build();
+        CompletableFuture<LockLease> first = this.client.acquireAsync(request);
+        CompletableFuture<LockLease> retry = this.client.acquireAsync(request);
+        BackendLock lock = this.backend.grant(0);
+        assertThat(first.join().release()).isTrue();
+        this.backend.grant(1, lock);
+
+        assertThat(retry).as("the retry granted the released lock").isNotDone();
+        assertThat(this.backend.acquires).hasSize(3);
+        BackendLock fresh = this.backend.grant(2);
+        assertThat(retry.join().fencingToken()).isEqualTo(fresh.fencingToken());
+        assertThat(retry.join().isValid()).isTrue();
+        assertThat(this.backend.released).containsExactly(lock);
+        assertThat(this.client.heldLocks())
+                .singleElement()
+                .satisfies(held -> assertThat(held.fencingToken()).isEqualTo(fresh.fencingToken()));
+    }
+
+    @Test
     void aLostLockIsNotReenteredButAcquiredFromTheStoreAgain() {
         LockRequest request =
                 LockRequest.builder("order:42").requestId("owner-1").build();

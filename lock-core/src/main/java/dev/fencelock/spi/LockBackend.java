@@ -24,7 +24,7 @@ public interface LockBackend extends AutoCloseable {
      * it cannot tell whether its write was applied.
      *
      * <p>Acquiring again with the same request id while the backend still holds that lock returns
-     * the same {@link BackendLock} instance.
+     * the same {@link BackendLock} instance; once {@link #release} was called for it, never again.
      */
     CompletableFuture<BackendLock> acquire(AcquireCommand command);
 
