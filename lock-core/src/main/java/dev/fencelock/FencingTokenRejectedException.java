@@ -9,14 +9,39 @@ public class FencingTokenRejectedException extends LockException {
 
     private static final long serialVersionUID = 1L;
 
+    /** Who refused the write. */
+    public enum RefusedBy {
+        /** This process, before any SQL was sent, because it knew its lease was lost. */
+        CLIENT,
+        /** The database, at the fence table: the client's check found a newer token there. */
+        FENCE_TABLE,
+        /** The database, at a protected table: its trigger found a newer token in the fence table. */
+        PROTECTED_TABLE,
+        /** The database, at the row: a row-fenced update matched no row (a newer token, or no row). */
+        ROW
+    }
+
     private final String resource;
 
     private final long token;
 
+    private final RefusedBy refusedBy;
+
+    /** A refusal by the fence table in the database. */
     public FencingTokenRejectedException(String resource, long token, String message) {
+        this(resource, token, message, RefusedBy.FENCE_TABLE);
+    }
+
+    public FencingTokenRejectedException(String resource, long token, String message, RefusedBy refusedBy) {
         super(message);
         this.resource = resource;
         this.token = token;
+        this.refusedBy = refusedBy;
+    }
+
+    /** Who refused the write: this process, or the database at the fence table, a protected table or the row. */
+    public RefusedBy refusedBy() {
+        return this.refusedBy;
     }
 
     /** The fenced resource whose write was refused. */

@@ -7,6 +7,9 @@ import dev.fencelock.LockException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -49,6 +52,10 @@ public final class FenceGuard {
 
     private final boolean allowProcedureCalls;
 
+    private final List<String> protectedTables;
+
+    private final boolean checkInClient;
+
     private volatile @Nullable FenceDialect detectedDialect;
 
     private volatile @Nullable SqlReader reader;
@@ -58,12 +65,16 @@ public final class FenceGuard {
             @Nullable String scope,
             boolean scopeRollout,
             @Nullable FenceDialect dialect,
-            boolean allowProcedureCalls) {
+            boolean allowProcedureCalls,
+            List<String> protectedTables,
+            boolean checkInClient) {
         this.table = table;
         this.scope = scope;
         this.scopeRollout = scopeRollout;
         this.configuredDialect = dialect;
         this.allowProcedureCalls = allowProcedureCalls;
+        this.protectedTables = protectedTables;
+        this.checkInClient = checkInClient;
     }
 
     /** A guard on the default table ({@value FenceTable#DEFAULT_NAME}), dialect detected. */
@@ -109,6 +120,24 @@ public final class FenceGuard {
      *     transaction's plain read, which locks nothing
      */
     boolean present(Connection connection, Fence fence, @Nullable Boolean readOnly) throws SQLException {
+        checkLocally(connection, fence);
+        String resource = fence.resource();
+        String key = rowKey(resource);
+        FenceDialect dialect = dialect(connection);
+        boolean readOnlyHint = (readOnly != null) ? readOnly : connection.isReadOnly();
+        boolean rowLocked = true;
+        if (this.scopeRollout) {
+            // The unscoped row first, always in this order, so two scoped guards never wait on each other in a cycle.
+            rowLocked = advance(connection, dialect, resource, resource, fence.token(), readOnlyHint);
+        }
+        return advance(connection, dialect, resource, key, fence.token(), readOnlyHint) && rowLocked;
+    }
+
+    /**
+     * What the guard checks without asking the database: the lease is not known to be lost, and the
+     * resource fits the fence table.
+     */
+    void checkLocally(Connection connection, Fence fence) throws SQLException {
         String resource = fence.resource();
         if (!fence.isValid()) {
             // Invariant 6: a holder that knows it lost the lock must not even try.
@@ -117,7 +146,8 @@ public final class FenceGuard {
                     fence.token(),
                     "Lock on '" + preview(resource) + "' is no longer held (lease lost, released or expired);"
                             + " refused the write with fencing token " + fence.token()
-                            + " before it reached the database. Roll back and acquire the lock again.");
+                            + " before it reached the database. Roll back and acquire the lock again.",
+                    FencingTokenRejectedException.RefusedBy.CLIENT);
         }
         if (resource.indexOf(SCOPE_SEPARATOR) >= 0) {
             throw new InvalidLockKeyException("Lock resource '" + preview(resource)
@@ -126,15 +156,7 @@ public final class FenceGuard {
         String key = rowKey(resource);
         // Code points first, so an over-long resource fails before the connection is even asked.
         checkLength(resource, key.codePointCount(0, key.length()));
-        FenceDialect dialect = dialect(connection);
-        checkLength(resource, dialect.length(key));
-        boolean readOnlyHint = (readOnly != null) ? readOnly : connection.isReadOnly();
-        boolean rowLocked = true;
-        if (this.scopeRollout) {
-            // The unscoped row first, always in this order, so two scoped guards never wait on each other in a cycle.
-            rowLocked = advance(connection, dialect, resource, resource, fence.token(), readOnlyHint);
-        }
-        return advance(connection, dialect, resource, key, fence.token(), readOnlyHint) && rowLocked;
+        checkLength(resource, dialect(connection).length(key));
     }
 
     private boolean advance(
@@ -190,6 +212,53 @@ public final class FenceGuard {
         try (Statement statement = connection.createStatement()) {
             statement.execute(dialect(connection).createTableSql(this.table));
         }
+    }
+
+    /** The tables whose triggers check the fence in the database ({@link FenceProtection}); empty when none. */
+    public List<String> protectedTables() {
+        return this.protectedTables;
+    }
+
+    /**
+     * Whether the client presents each fence to the fence table itself before the first statement of
+     * a transaction (the default), or leaves the check to the protected tables' triggers alone.
+     */
+    public boolean checksInClient() {
+        return this.checkInClient;
+    }
+
+    /** Installs (or replaces) the protection of every protected table; see {@link FenceProtection#ddl}. */
+    public void protectTables(Connection connection) throws SQLException {
+        FenceDialect dialect = dialect(connection);
+        try (Statement statement = connection.createStatement()) {
+            for (String table : this.protectedTables) {
+                for (String sql : FenceProtection.ddl(dialect, this.table, table)) {
+                    statement.execute(sql);
+                }
+            }
+        }
+    }
+
+    /** The protected tables that do not carry FenceLock's triggers in {@code connection}'s database. */
+    public List<String> unprotectedTables(Connection connection) throws SQLException {
+        FenceDialect dialect = dialect(connection);
+        List<String> missing = new ArrayList<>();
+        for (String table : this.protectedTables) {
+            if (!FenceProtection.isProtected(connection, dialect, table)) {
+                missing.add(table);
+            }
+        }
+        return missing;
+    }
+
+    /** The fence rows {@code fence} is presented to: its row, and during a scope rollout the unscoped one too. */
+    List<SessionFence.Row> rows(Fence fence) {
+        List<SessionFence.Row> rows = new ArrayList<>(2);
+        if (this.scopeRollout) {
+            rows.add(new SessionFence.Row(fence.resource(), fence.token()));
+        }
+        rows.add(new SessionFence.Row(rowKey(fence.resource()), fence.token()));
+        return rows;
     }
 
     /** Whether statements that run a procedure may run under a fence where procedures can commit. */
@@ -277,6 +346,10 @@ public final class FenceGuard {
 
         private boolean allowProcedureCalls;
 
+        private final List<String> protectedTables = new ArrayList<>();
+
+        private boolean checkInClient = true;
+
         private Builder() {}
 
         /** The fence table, optionally {@code schema.table}; validated as a plain identifier. */
@@ -327,6 +400,34 @@ public final class FenceGuard {
             return this;
         }
 
+        /**
+         * Tables the database protects itself: triggers on them refuse a write whose fence is older
+         * than the fence table's, or that carries none, whatever SQL it arrives in and from whichever
+         * client ({@link FenceProtection}). With protected tables, the guard puts its fences in the
+         * session for each transaction. Install the triggers with {@link FenceGuard#protectTables} or
+         * a migration ({@link FenceProtection#ddl}).
+         */
+        public Builder protectedTables(String... tables) {
+            return protectedTables(List.of(tables));
+        }
+
+        /** {@link #protectedTables(String...)} */
+        public Builder protectedTables(Collection<String> tables) {
+            this.protectedTables.addAll(tables);
+            return this;
+        }
+
+        /**
+         * Whether the client presents each fence to the fence table before the first statement of a
+         * transaction (default: true). False leaves the check to the protected tables' triggers; then
+         * writes to tables that are not protected are not fenced at all, and the client still refuses
+         * what it knows is stale (a lost lease) or cannot read. Needs protected tables.
+         */
+        public Builder checkInClient(boolean check) {
+            this.checkInClient = check;
+            return this;
+        }
+
         /** Overrides dialect detection, e.g. for a database that reports another product name. */
         public Builder dialect(FenceDialect dialect) {
             this.dialect = dialect;
@@ -344,12 +445,22 @@ public final class FenceGuard {
             if (this.scopeRollout && this.scope == null) {
                 throw new IllegalArgumentException("A fence scope rollout needs a scope to roll out");
             }
+            if (!this.checkInClient && this.protectedTables.isEmpty()) {
+                throw new IllegalArgumentException(
+                        "A fence guard that leaves the check to the database (checkInClient(false)) needs protected"
+                                + " tables: without them nothing would check the fence");
+            }
+            for (String table : this.protectedTables) {
+                FenceProtection.ddl(FenceDialect.H2, FenceTable.defaults(), table); // validates the name
+            }
             return new FenceGuard(
                     new FenceTable(this.tableName, this.resourceLength),
                     this.scope,
                     this.scopeRollout,
                     this.dialect,
-                    this.allowProcedureCalls);
+                    this.allowProcedureCalls,
+                    List.copyOf(this.protectedTables),
+                    this.checkInClient);
         }
 
         private static boolean isValidScope(String scope) {

@@ -54,6 +54,9 @@ final class FencedConnection implements InvocationHandler {
 
     private @Nullable SqlReader reader;
 
+    /** Whether this session may still hold a fence this connection set (MariaDB's outlive the transaction). */
+    private boolean sessionFenceSet;
+
     private FencedConnection(Connection target, FenceGuard guard, Consumer<FencingTokenRejectedException> rejections) {
         this.target = target;
         this.guard = guard;
@@ -90,10 +93,17 @@ final class FencedConnection implements InvocationHandler {
                     confirmRides(); // switching auto-commit on commits the transaction
                 }
                 return endingWith(method, args);
-            case "rollback":
             case "close":
-            case "abort":
             case "endRequest":
+                // The session goes back to a pool or to other code: no fence of this thread may stay in it.
+                try {
+                    clearSessionFence();
+                } catch (SQLException aborted) {
+                    // The connection was aborted instead, so its pool discards it; closing it is all that is left.
+                }
+                return endingWith(method, args);
+            case "rollback":
+            case "abort":
                 // A rollback to a savepoint may release the fence row lock too: check again next time.
                 return endingWith(method, args);
             case "setReadOnly":
@@ -178,6 +188,9 @@ final class FencedConnection implements InvocationHandler {
         if (type.isInstance(self)) {
             return self;
         }
+        if (FencingContext.current().isEmpty()) {
+            clearSessionFence();
+        }
         if (FencingContext.current().isPresent()) {
             throw new LockException("Refused to unwrap a fenced JDBC object to " + type.getName()
                     + " while this thread works under a lock: the driver's own object writes past the fence guard."
@@ -200,12 +213,17 @@ final class FencedConnection implements InvocationHandler {
 
     /** Whether executing statements here needs to know their effect on the transaction at all. */
     boolean tracksStatements() {
-        return this.transaction != null || FencingContext.current().isPresent();
+        return this.transaction != null
+                || this.sessionFenceSet
+                || FencingContext.current().isPresent();
     }
 
     /** Runs before SQL with {@code effect} executes: refuses, confirms rides, and runs the guard as needed. */
     void beforeExecute(TransactionBoundary.Effect effect, @Nullable String sql) throws SQLException {
         boolean fenced = FencingContext.current().isPresent();
+        if (!fenced) {
+            clearSessionFence(); // the fence that set it is gone from this thread
+        }
         if (fenced && effect.endsBeforeLast()) {
             throw new LockException("Refused SQL in which a statement may end the transaction before the last one"
                     + " (a COMMIT, an implicit commit, a statement the guard does not know) while this thread works"
@@ -325,6 +343,68 @@ final class FencedConnection implements InvocationHandler {
                 transaction.presented(fence, present(fence));
             }
         }
+        if (!this.guard.protectedTables().isEmpty()) {
+            List<SessionFence.Row> rows = new ArrayList<>();
+            for (Fence fence : fences) {
+                rows.addAll(this.guard.rows(fence));
+            }
+            String value = SessionFence.of(rows, transaction.rides());
+            if (!value.equals(transaction.sessionFence())) {
+                FenceDialect dialect = this.guard.dialect(this.target);
+                FenceProtection.setSessionFence(this.target, dialect, value);
+                transaction.sessionFenceSet(value);
+                this.sessionFenceSet |= FenceProtection.outlivesTransaction(dialect);
+            }
+        }
+    }
+
+    /** Clears the session's fence where it outlives transactions (MariaDB), if this connection set one. */
+    private void clearSessionFence() throws SQLException {
+        if (!this.sessionFenceSet) {
+            return;
+        }
+        try {
+            FenceProtection.clearSessionFence(this.target);
+            this.sessionFenceSet = false;
+        } catch (SQLException ex) {
+            // A session that may still carry the fence must not serve anyone else: take it out of its pool.
+            this.target.abort(Runnable::run);
+            throw ex;
+        }
+    }
+
+    /**
+     * What a protected table's refusal in {@code failure} means to the caller, or {@code null} when
+     * it is none: a stale token becomes a {@link FencingTokenRejectedException} (refused by the
+     * protected table), a missing fence or a write from a nested transaction a {@link LockException}.
+     */
+    @Nullable
+    RuntimeException refusalOf(SQLException failure) {
+        SQLException refusal = FenceProtection.refusal(failure);
+        if (refusal == null) {
+            return null;
+        }
+        String kind = FenceProtection.kind(refusal);
+        if (!kind.equals(FenceProtection.STALE)) {
+            return new LockException(
+                    "The database refused the write: " + refusal.getMessage()
+                            + (kind.equals(FenceProtection.NO_FENCE)
+                                    ? " (configure the table among the guard's protected tables, or write under a lock)"
+                                    : ""),
+                    failure);
+        }
+        Fence fence = FencingContext.writeFence().orElse(null);
+        String resource = (fence != null) ? fence.resource() : "?";
+        long token = (fence != null) ? fence.token() : -1;
+        FencingTokenRejectedException rejection = new FencingTokenRejectedException(
+                resource,
+                token,
+                "Fencing token " + token + " for '" + resource + "' was refused by a protected table in the database ("
+                        + refusal.getMessage() + "): a newer lock holder already wrote. This process lost the lock;"
+                        + " roll back the transaction and do not retry with the same lock.",
+                FencingTokenRejectedException.RefusedBy.PROTECTED_TABLE);
+        rejection.initCause(failure);
+        return reported(rejection);
     }
 
     /** Before a commit: a transaction that rode on another's lock presents the fence if that lock may be gone. */
@@ -343,6 +423,11 @@ final class FencedConnection implements InvocationHandler {
             this.readOnly = this.target.isReadOnly();
         }
         try {
+            if (!this.guard.checksInClient()) {
+                // The protected tables' triggers check it; they lock the fence row at the first write.
+                this.guard.checkLocally(this.target, fence);
+                return true;
+            }
             return this.guard.present(this.target, fence, this.readOnly);
         } catch (FencingTokenRejectedException rejection) {
             throw reported(rejection);

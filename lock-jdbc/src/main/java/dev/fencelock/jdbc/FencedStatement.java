@@ -76,6 +76,10 @@ final class FencedStatement extends FencedJdbcObject {
             result = call(this.target, method, args);
         } catch (SQLException ex) {
             this.connection.failed();
+            RuntimeException refusal = this.connection.refusalOf(ex);
+            if (refusal != null) {
+                throw refusal;
+            }
             throw ex;
         } finally {
             if (isBatch) {
@@ -118,7 +122,8 @@ final class FencedStatement extends FencedJdbcObject {
                 token,
                 "Fenced update of " + fencedRow + " with fencing token " + token + " for lock '" + resource
                         + "' changed no row: a newer lock holder already wrote the row with a larger token (or"
-                        + " the row was deleted). Roll back; this process no longer holds the lock."));
+                        + " the row was deleted). Roll back; this process no longer holds the lock.",
+                FencingTokenRejectedException.RefusedBy.ROW));
     }
 
     private static boolean changedNoRow(@Nullable Object result) {

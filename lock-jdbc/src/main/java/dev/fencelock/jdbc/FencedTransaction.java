@@ -40,6 +40,9 @@ final class FencedTransaction {
     /** A statement failed since the fences were presented: the server may have rolled the transaction back. */
     private boolean uncertain;
 
+    /** The fences this transaction put in its session for the protected tables, or {@code null}. */
+    private @Nullable String sessionFence;
+
     /** Which fence table this transaction's session writes to; computed when a rider first needs it. */
     private @Nullable String table;
 
@@ -71,9 +74,24 @@ final class FencedTransaction {
                 && (check.lender() == null || (check.lender().open && !check.lender().uncertain));
     }
 
+    /** Whether any fence of this transaction rides on another transaction's fence row lock. */
+    boolean rides() {
+        return this.checks.values().stream().anyMatch(check -> check.lender() != null);
+    }
+
+    @Nullable
+    String sessionFence() {
+        return this.sessionFence;
+    }
+
+    void sessionFenceSet(String value) {
+        this.sessionFence = value;
+    }
+
     /** A statement of this transaction failed: the fences are presented again before the next one. */
     void failed() {
         this.uncertain = true;
+        this.sessionFence = null; // and put in the session again, in case the server began a new transaction
     }
 
     /** Records that the guard presented {@code fence} in this transaction. */
@@ -137,6 +155,7 @@ final class FencedTransaction {
     void end() {
         this.open = false;
         this.checks.clear();
+        this.sessionFence = null;
         if (this.lending) {
             this.lending = false;
             List<FencedTransaction> lenders = LENDERS.get();

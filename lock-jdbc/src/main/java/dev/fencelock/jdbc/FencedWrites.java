@@ -115,7 +115,8 @@ public final class FencedWrites {
                 token,
                 "Fenced update for '" + resource + "' with token " + token
                         + " changed no row: a newer lock holder already wrote it with a larger token (or the row"
-                        + " does not exist). Roll back; this process no longer holds the lock.");
+                        + " does not exist). Roll back; this process no longer holds the lock.",
+                FencingTokenRejectedException.RefusedBy.ROW);
     }
 
     private static long validToken(Fence fence) {
@@ -124,7 +125,8 @@ public final class FencedWrites {
                     fence.resource(),
                     fence.token(),
                     "Lock on '" + fence.resource() + "' is no longer held; refused to hand out fencing token "
-                            + fence.token() + " for a write. Roll back and acquire the lock again.");
+                            + fence.token() + " for a write. Roll back and acquire the lock again.",
+                    FencingTokenRejectedException.RefusedBy.CLIENT);
         }
         return fence.token();
     }

@@ -91,6 +91,10 @@ enum TestDatabase {
     /** A schema the test user may create tables in, for schema-qualified fence tables. */
     abstract String schema();
 
+    FenceDialect dialect() {
+        return FenceDialect.valueOf(name());
+    }
+
     /** The database's data source, after proving it accepts a connection. */
     DataSource dataSource() {
         return REACHABLE.computeIfAbsent(this, database -> {

@@ -2,6 +2,8 @@ package dev.fencelock.autoconfigure;
 
 import dev.fencelock.jdbc.FenceDialect;
 import dev.fencelock.jdbc.FenceTable;
+import java.util.ArrayList;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /** Fencing at the data store: the JDBC guard on the application's data sources ({@code fencelock.fencing.*}). */
@@ -76,6 +78,13 @@ public class FencingProperties {
         private @Nullable FenceDialect dialect;
 
         /**
+         * Tables the database protects itself: a trigger on each refuses a write whose fencing token
+         * is older than the fence table's, or that carries none, whichever client sends it. Created
+         * with the fence table when initialize-schema applies, otherwise checked at startup.
+         */
+        private List<String> protectedTables = new ArrayList<>();
+
+        /**
          * Whether a statement that runs a procedure (CALL, EXECUTE, a CallableStatement) may run
          * under a lock on MariaDB/MySQL and H2, where a procedure may commit and go on writing past
          * the fence guard. Allow it only for procedures that never commit, or that write only
@@ -113,6 +122,14 @@ public class FencingProperties {
 
         public void setDialect(@Nullable FenceDialect dialect) {
             this.dialect = dialect;
+        }
+
+        public List<String> getProtectedTables() {
+            return this.protectedTables;
+        }
+
+        public void setProtectedTables(List<String> protectedTables) {
+            this.protectedTables = protectedTables;
         }
 
         public boolean isAllowProcedureCalls() {

@@ -49,7 +49,8 @@ public final class FenceLockFencingAutoConfiguration {
         FenceGuard.Builder builder = FenceGuard.builder()
                 .table(jdbc.getTable())
                 .resourceLength(jdbc.getResourceLength())
-                .allowProcedureCalls(jdbc.isAllowProcedureCalls());
+                .allowProcedureCalls(jdbc.isAllowProcedureCalls())
+                .protectedTables(jdbc.getProtectedTables());
         if (jdbc.getDialect() != null) {
             builder.dialect(jdbc.getDialect());
         }
@@ -60,8 +61,8 @@ public final class FenceLockFencingAutoConfiguration {
             return builder.build();
         } catch (IllegalArgumentException ex) {
             throw new IllegalStateException(
-                    "Invalid fencelock.fencing.jdbc.table, fencelock.fencing.jdbc.resource-length or"
-                            + " fencelock.fencing.scope: " + ex.getMessage(),
+                    "Invalid fencelock.fencing.jdbc.table, fencelock.fencing.jdbc.resource-length,"
+                            + " fencelock.fencing.jdbc.protected-tables or fencelock.fencing.scope: " + ex.getMessage(),
                     ex);
         }
     }

@@ -3,10 +3,12 @@ package dev.fencelock.autoconfigure.fencing;
 import dev.fencelock.autoconfigure.FenceLockProperties.InitializationMode;
 import dev.fencelock.jdbc.FenceDialect;
 import dev.fencelock.jdbc.FenceGuard;
+import dev.fencelock.jdbc.FenceProtection;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import javax.sql.DataSource;
@@ -69,6 +71,7 @@ final class FenceTableInitializer implements InitializingBean {
             boolean embedded = isEmbedded(connection.getMetaData());
             if (this.mode == InitializationMode.ALWAYS || (this.mode == InitializationMode.EMBEDDED && embedded)) {
                 this.guard.createTableIfMissing(connection);
+                this.guard.protectTables(connection);
                 if (!connection.getAutoCommit()) {
                     connection.commit();
                 }
@@ -85,6 +88,21 @@ final class FenceTableInitializer implements InitializingBean {
                         + dialect.createTableSql(this.guard.table()) + " -- or set " + PROPERTY
                         + "=always to create it at startup, or fencelock.fencing.enabled=false to turn JDBC"
                         + " fencing off.");
+            }
+            List<String> unprotected = this.guard.unprotectedTables(connection);
+            if (!unprotected.isEmpty()) {
+                FenceDialect dialect = this.guard.dialect(connection);
+                StringBuilder ddl = new StringBuilder();
+                for (String table : unprotected) {
+                    for (String statement : FenceProtection.ddl(dialect, this.guard.table(), table)) {
+                        ddl.append(statement).append(";\n");
+                    }
+                }
+                throw new IllegalStateException("Protected tables " + unprotected + " of DataSource bean '" + beanName
+                        + "' (fencelock.fencing.jdbc.protected-tables) carry no fence trigger in this "
+                        + dialect.displayName() + " database, and " + PROPERTY + " is '"
+                        + this.mode.name().toLowerCase(Locale.ROOT) + "'. Add to the migrations (Flyway/Liquibase),"
+                        + " after the tables are created:\n" + ddl + "-- or set " + PROPERTY + "=always.");
             }
         }
     }

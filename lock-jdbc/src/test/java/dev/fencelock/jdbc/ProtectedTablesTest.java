@@ -1,0 +1,169 @@
+package dev.fencelock.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.fencelock.FencingContext;
+import dev.fencelock.FencingContext.Fence;
+import dev.fencelock.FencingTokenRejectedException;
+import dev.fencelock.LockException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Tables the database protects itself: a trigger on each refuses a write whose fence is older than
+ * the fence table's, or that carries none, whoever sends it. The client guard may be switched off
+ * ({@code checkInClient(false)}); the database still refuses the stale holder.
+ */
+class ProtectedTablesTest {
+
+    private static final String RESOURCE = "stock:apple";
+
+    @AfterEach
+    void noFenceLeaks() {
+        assertThat(FencingContext.all()).isEmpty();
+    }
+
+    @ParameterizedTest
+    @EnumSource(TestDatabase.class)
+    void aWriteWithoutAFenceIsRefusedByTheDatabaseUnlessTheSessionBypassesOnPurpose(TestDatabase database)
+            throws SQLException {
+        try (ProtectedStock stock = new ProtectedStock(database)) {
+            try (Connection plain = database.dataSource().getConnection()) {
+                assertThatThrownBy(() -> stock.setQty(plain, 1))
+                        .isInstanceOf(SQLException.class)
+                        .satisfies(refusal -> assertThat(FenceProtection.kind(FenceProtection.refusal(refusal)))
+                                .isEqualTo(FenceProtection.NO_FENCE));
+                bypass(database, plain);
+                stock.setQty(plain, 2);
+            }
+            assertThat(stock.fixture.qty("apple")).isEqualTo(2L);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(TestDatabase.class)
+    void aStaleHolderIsRefusedByTheDatabaseWhenTheClientLeavesTheCheckToIt(TestDatabase database) throws SQLException {
+        try (ProtectedStock stock = new ProtectedStock(database)) {
+            stock.newHolderWrites(7, "pear", 1);
+            FenceGuard databaseOnly = stock.guard().checkInClient(false).build();
+            try (FencingContext.Scope fence = FencingContext.push(new Fence(RESOURCE, 5, null));
+                    Connection connection =
+                            new FencedDataSource(stock.fixture.dataSource, databaseOnly).getConnection()) {
+                connection.setAutoCommit(false);
+                assertThatThrownBy(() -> stock.setQty(connection, 1))
+                        .isInstanceOf(FencingTokenRejectedException.class)
+                        .satisfies(refused -> assertThat(((FencingTokenRejectedException) refused).refusedBy())
+                                .isEqualTo(FencingTokenRejectedException.RefusedBy.PROTECTED_TABLE));
+                connection.rollback();
+            }
+            assertThat(stock.fixture.qty("apple")).isEqualTo(100L);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(TestDatabase.class)
+    void theCurrentHolderWritesThroughTheDatabasesOwnCheck(TestDatabase database) throws SQLException {
+        try (ProtectedStock stock = new ProtectedStock(database)) {
+            stock.newHolderWrites(7, "pear", 1);
+            for (boolean checkInClient : new boolean[] {true, false}) {
+                FenceGuard guard = stock.guard().checkInClient(checkInClient).build();
+                try (FencingContext.Scope fence = FencingContext.push(new Fence(RESOURCE, 9, null));
+                        Connection connection = new FencedDataSource(stock.fixture.dataSource, guard).getConnection()) {
+                    connection.setAutoCommit(false);
+                    stock.setQty(connection, checkInClient ? 10 : 11);
+                    stock.setQty(connection, checkInClient ? 20 : 21); // checked once per transaction
+                    connection.commit();
+                }
+            }
+            assertThat(stock.fixture.qty("apple")).isEqualTo(21L);
+            assertThat(stock.fixture.storedToken(RESOURCE)).isEqualTo(9L);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(TestDatabase.class)
+    void aTransactionNestedInAFencedOneIsRefusedAtOnceInsteadOfWaitingForItsOwnThread(TestDatabase database)
+            throws SQLException {
+        try (ProtectedStock stock = new ProtectedStock(database)) {
+            DataSource fenced =
+                    new FencedDataSource(stock.fixture.dataSource, stock.guard().build());
+            try (FencingContext.Scope fence = FencingContext.push(new Fence(RESOURCE, 9, null));
+                    Connection outer = fenced.getConnection();
+                    Connection inner = fenced.getConnection()) {
+                outer.setAutoCommit(false);
+                inner.setAutoCommit(false);
+                stock.setQty(outer, 99);
+                assertThatThrownBy(() -> stock.fixture.setQty(inner, "pear", 98))
+                        .isInstanceOf(LockException.class)
+                        .hasMessageContaining("nested");
+                inner.rollback();
+                outer.commit();
+            }
+            assertThat(stock.fixture.qty("apple")).isEqualTo(99L);
+        }
+    }
+
+    static void bypass(TestDatabase database, Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute(
+                    switch (database) {
+                        case POSTGRESQL -> "SET fencelock.bypass = 'on'";
+                        case MARIADB -> "SET @fencelock_bypass = 'on'";
+                        case H2 -> "SET @FENCELOCK_BYPASS = 'on'";
+                    });
+        }
+    }
+
+    /** The fixture's stock table, protected by its fence table, holding apple (100). */
+    static final class ProtectedStock implements AutoCloseable {
+
+        final FenceFixture fixture;
+
+        ProtectedStock(TestDatabase database) throws SQLException {
+            this.fixture = new FenceFixture(database);
+            try (Connection connection = this.fixture.dataSource.getConnection()) {
+                this.fixture.insertStock(connection, "apple", 100);
+                this.fixture.insertStock(connection, "pear", 5);
+                guard().build().protectTables(connection);
+            }
+        }
+
+        FenceGuard.Builder guard() {
+            return FenceGuard.builder().table(this.fixture.fenceTable).protectedTables(this.fixture.stockTable);
+        }
+
+        /**
+         * A holder with {@code token} writes {@code qty} to {@code sku} through a fenced data source
+         * that knows the table is protected, on a thread of its own, and commits.
+         */
+        void newHolderWrites(long token, String sku, int qty) {
+            java.util.concurrent.CompletableFuture.runAsync(() -> {
+                        try (FencingContext.Scope fence = FencingContext.push(new Fence(RESOURCE, token, null));
+                                Connection connection = new FencedDataSource(this.fixture.dataSource, guard().build())
+                                        .getConnection()) {
+                            connection.setAutoCommit(false);
+                            this.fixture.setQty(connection, sku, qty);
+                            connection.commit();
+                        } catch (SQLException ex) {
+                            throw new IllegalStateException(ex);
+                        }
+                    })
+                    .join();
+        }
+
+        void setQty(Connection connection, int qty) throws SQLException {
+            this.fixture.setQty(connection, "apple", qty);
+        }
+
+        @Override
+        public void close() throws SQLException {
+            this.fixture.close();
+        }
+    }
+}
