@@ -73,13 +73,39 @@ public enum FenceDialect {
         }
 
         @Override
-        Verdict present(Connection connection, FenceTable table, String resource, long token, boolean readOnly)
+        Verdict present(
+                Connection connection,
+                FenceTable table,
+                String resource,
+                long token,
+                boolean readOnly,
+                @Nullable String sessionFence)
                 throws SQLException {
             // A failed upsert would abort the whole transaction here, so ask before trying.
             if (readOnly && "on".equals(readString(connection, "SELECT current_setting('transaction_read_only')"))) {
                 return read(connection, table, resource, token);
             }
-            return advance(connection, table, resource, token);
+            return advance(connection, table, resource, token, sessionFence);
+        }
+
+        @Override
+        int upsert(Connection connection, FenceTable table, String resource, long token, @Nullable String sessionFence)
+                throws SQLException {
+            if (sessionFence == null) {
+                return super.upsert(connection, table, resource, token, null);
+            }
+            // The protected tables' fence rides along in the same statement: no round trip of its own.
+            String sql = "WITH session_fence AS (SELECT set_config('fencelock.fence', ?, true))"
+                    + " INSERT INTO " + table + " AS f (resource, token, updated_at)"
+                    + " SELECT ?, ?, LOCALTIMESTAMP FROM session_fence"
+                    + " ON CONFLICT (resource) DO UPDATE SET token = EXCLUDED.token, updated_at = EXCLUDED.updated_at"
+                    + " WHERE f.token <= EXCLUDED.token";
+            try (PreparedStatement statement = connection.prepareStatement(sql)) {
+                statement.setString(1, sessionFence);
+                statement.setString(2, resource);
+                statement.setLong(3, token);
+                return statement.executeUpdate();
+            }
         }
     },
 
@@ -117,10 +143,28 @@ public enum FenceDialect {
         }
 
         @Override
-        Verdict advance(Connection connection, FenceTable table, String resource, long token) throws SQLException {
-            upsert(connection, table, resource, token);
-            Long stored =
-                    readToken(connection, "SELECT token FROM " + table + " WHERE resource = ? FOR UPDATE", resource);
+        Verdict advance(
+                Connection connection, FenceTable table, String resource, long token, @Nullable String sessionFence)
+                throws SQLException {
+            upsert(connection, table, resource, token, null);
+            Long stored;
+            if (sessionFence == null) {
+                stored = readToken(
+                        connection, "SELECT token FROM " + table + " WHERE resource = ? FOR UPDATE", resource);
+            } else {
+                // The protected tables' fence is set by the same read: no round trip of its own.
+                try (PreparedStatement statement = connection.prepareStatement(
+                        "SELECT token, @fencelock_fence := ?" + " FROM " + table + " WHERE resource = ? FOR UPDATE")) {
+                    statement.setString(1, sessionFence);
+                    statement.setString(2, resource);
+                    try (ResultSet rows = statement.executeQuery()) {
+                        stored = rows.next() ? rows.getLong(1) : null;
+                    }
+                }
+                if (stored == null) {
+                    FenceProtection.setSessionFence(connection, this, sessionFence);
+                }
+            }
             return (stored != null && stored == token) ? Verdict.ACCEPTED : new Verdict(false, stored);
         }
 
@@ -174,14 +218,19 @@ public enum FenceDialect {
         }
 
         @Override
-        Verdict advance(Connection connection, FenceTable table, String resource, long token) throws SQLException {
+        Verdict advance(
+                Connection connection, FenceTable table, String resource, long token, @Nullable String sessionFence)
+                throws SQLException {
+            if (sessionFence != null) {
+                FenceProtection.setSessionFence(connection, this, sessionFence); // in-process: nothing to save
+            }
             try {
-                return super.advance(connection, table, resource, token);
+                return super.advance(connection, table, resource, token, null);
             } catch (SQLException ex) {
                 if (!"23505".equals(ex.getSQLState())) {
                     throw ex;
                 }
-                return super.advance(connection, table, resource, token);
+                return super.advance(connection, table, resource, token, null);
             }
         }
 
@@ -266,8 +315,9 @@ public enum FenceDialect {
      * Runs the conditional upsert on {@code connection} (in its current transaction) and says whether
      * the token was accepted.
      */
-    Verdict advance(Connection connection, FenceTable table, String resource, long token) throws SQLException {
-        if (upsert(connection, table, resource, token) > 0) {
+    Verdict advance(Connection connection, FenceTable table, String resource, long token, @Nullable String sessionFence)
+            throws SQLException {
+        if (upsert(connection, table, resource, token, sessionFence) > 0) {
             return Verdict.ACCEPTED;
         }
         // Only for the message: the refused upsert already told us a newer token is stored.
@@ -284,10 +334,16 @@ public enum FenceDialect {
      *
      * @param readOnly whether the connection was set read-only, the hint that the database may refuse the upsert
      */
-    Verdict present(Connection connection, FenceTable table, String resource, long token, boolean readOnly)
+    Verdict present(
+            Connection connection,
+            FenceTable table,
+            String resource,
+            long token,
+            boolean readOnly,
+            @Nullable String sessionFence)
             throws SQLException {
         try {
-            return advance(connection, table, resource, token);
+            return advance(connection, table, resource, token, sessionFence);
         } catch (SQLException ex) {
             // MariaDB and H2 undo only the failed statement, so the transaction can still read.
             if (readOnly && isReadOnlyRefusal(ex)) {
@@ -347,7 +403,15 @@ public enum FenceDialect {
     /** Whether {@code ex} says the fence table does not exist. */
     abstract boolean isMissingTable(SQLException ex);
 
-    final int upsert(Connection connection, FenceTable table, String resource, long token) throws SQLException {
+    /**
+     * Runs the conditional upsert; with {@code sessionFence}, also puts the protected tables' fence
+     * in the session (where the dialect can, in the same statement).
+     */
+    int upsert(Connection connection, FenceTable table, String resource, long token, @Nullable String sessionFence)
+            throws SQLException {
+        if (sessionFence != null) {
+            FenceProtection.setSessionFence(connection, this, sessionFence);
+        }
         try (PreparedStatement statement = connection.prepareStatement(upsertSql(table))) {
             statement.setString(1, resource);
             statement.setLong(2, token);

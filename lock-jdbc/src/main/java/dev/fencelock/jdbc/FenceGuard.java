@@ -109,7 +109,7 @@ public final class FenceGuard {
      * @throws SQLException for any other database error
      */
     public void check(Connection connection, Fence fence) throws SQLException {
-        present(connection, fence, null);
+        present(connection, fence, null, null);
     }
 
     /**
@@ -119,7 +119,8 @@ public final class FenceGuard {
      * @return whether the transaction now holds the fence row's lock: false after a read-only
      *     transaction's plain read, which locks nothing
      */
-    boolean present(Connection connection, Fence fence, @Nullable Boolean readOnly) throws SQLException {
+    boolean present(Connection connection, Fence fence, @Nullable Boolean readOnly, @Nullable String sessionFence)
+            throws SQLException {
         checkLocally(connection, fence);
         String resource = fence.resource();
         String key = rowKey(resource);
@@ -128,9 +129,9 @@ public final class FenceGuard {
         boolean rowLocked = true;
         if (this.scopeRollout) {
             // The unscoped row first, always in this order, so two scoped guards never wait on each other in a cycle.
-            rowLocked = advance(connection, dialect, resource, resource, fence.token(), readOnlyHint);
+            rowLocked = advance(connection, dialect, resource, resource, fence.token(), readOnlyHint, null);
         }
-        return advance(connection, dialect, resource, key, fence.token(), readOnlyHint) && rowLocked;
+        return advance(connection, dialect, resource, key, fence.token(), readOnlyHint, sessionFence) && rowLocked;
     }
 
     /**
@@ -160,11 +161,17 @@ public final class FenceGuard {
     }
 
     private boolean advance(
-            Connection connection, FenceDialect dialect, String resource, String key, long token, boolean readOnly)
+            Connection connection,
+            FenceDialect dialect,
+            String resource,
+            String key,
+            long token,
+            boolean readOnly,
+            @Nullable String sessionFence)
             throws SQLException {
         FenceDialect.Verdict verdict;
         try {
-            verdict = dialect.present(connection, this.table, key, token, readOnly);
+            verdict = dialect.present(connection, this.table, key, token, readOnly, sessionFence);
         } catch (SQLException ex) {
             if (dialect.isMissingTable(ex)) {
                 throw missingTable(dialect, ex);
@@ -233,7 +240,15 @@ public final class FenceGuard {
         try (Statement statement = connection.createStatement()) {
             for (String table : this.protectedTables) {
                 for (String sql : FenceProtection.ddl(dialect, this.table, table)) {
-                    statement.execute(sql);
+                    try {
+                        statement.execute(sql);
+                    } catch (SQLException ex) {
+                        throw new SQLException(
+                                "Could not protect table '" + table + "' (does it exist yet? Protect it"
+                                        + " after the migration that creates it): " + ex.getMessage(),
+                                ex.getSQLState(),
+                                ex);
+                    }
                 }
             }
         }
@@ -450,9 +465,7 @@ public final class FenceGuard {
                         "A fence guard that leaves the check to the database (checkInClient(false)) needs protected"
                                 + " tables: without them nothing would check the fence");
             }
-            for (String table : this.protectedTables) {
-                FenceProtection.ddl(FenceDialect.H2, FenceTable.defaults(), table); // validates the name
-            }
+            this.protectedTables.forEach(FenceProtection::checkName);
             return new FenceGuard(
                     new FenceTable(this.tableName, this.resourceLength),
                     this.scope,

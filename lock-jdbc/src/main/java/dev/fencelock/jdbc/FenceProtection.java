@@ -47,6 +47,9 @@ public final class FenceProtection {
     /** SQLSTATE of a write from a transaction nested in a fenced one of the same thread (MariaDB: {@code 45F03}). */
     public static final String NESTED = "FL003";
 
+    /** {@link H2FenceTrigger}'s name, as text: H2 is optional, and the class must not load without it. */
+    static final String H2_TRIGGER = "dev.fencelock.jdbc.H2FenceTrigger";
+
     private static final Pattern IDENTIFIER =
             Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
 
@@ -61,15 +64,20 @@ public final class FenceProtection {
      * @throws IllegalArgumentException when {@code table} is not a plain identifier
      */
     public static List<String> ddl(FenceDialect dialect, FenceTable fence, String table) {
-        if (!IDENTIFIER.matcher(table).matches()) {
-            throw new IllegalArgumentException("Protected table '" + table + "' is not a plain identifier (letters,"
-                    + " digits and '_', optionally prefixed by 'schema.')");
-        }
+        checkName(table);
         return switch (dialect) {
             case POSTGRESQL -> postgresql(fence, table);
             case MARIADB -> mariadb(fence, table);
             case H2 -> h2(fence, table);
         };
+    }
+
+    /** @throws IllegalArgumentException when {@code table} is not a plain identifier, optionally {@code schema.table} */
+    static void checkName(String table) {
+        if (!IDENTIFIER.matcher(table).matches()) {
+            throw new IllegalArgumentException("Protected table '" + table + "' is not a plain identifier (letters,"
+                    + " digits and '_', optionally prefixed by 'schema.')");
+        }
     }
 
     /** The statements that remove the protection of {@code table}; the shared check is left in place. */
@@ -100,7 +108,7 @@ public final class FenceProtection {
                         + " AND LOWER(EVENT_OBJECT_TABLE) = LOWER(?) AND ACTION_STATEMENT LIKE '%fencelock%'";
             case H2 ->
                 "SELECT COUNT(*) FROM INFORMATION_SCHEMA.TRIGGERS WHERE UPPER(EVENT_OBJECT_TABLE) = UPPER(?)"
-                        + " AND JAVA_CLASS = '" + H2FenceTrigger.class.getName() + "'";
+                        + " AND JAVA_CLASS = '" + H2_TRIGGER + "'";
         };
         try (PreparedStatement statement = connection.prepareStatement(sql)) {
             statement.setString(1, (dialect == FenceDialect.POSTGRESQL) ? table : bare);
@@ -294,11 +302,10 @@ public final class FenceProtection {
     private static List<String> h2(FenceTable fence, String table) {
         String trigger = h2TriggerName(table);
         return List.of(
-                "CREATE ALIAS IF NOT EXISTS " + H2FenceTrigger.SET_FENCE + " FOR '" + H2FenceTrigger.class.getName()
-                        + ".setFence'",
+                "CREATE ALIAS IF NOT EXISTS " + H2FenceTrigger.SET_FENCE + " FOR '" + H2_TRIGGER + ".setFence'",
                 "DROP TRIGGER IF EXISTS " + trigger,
-                "CREATE TRIGGER " + trigger + " BEFORE INSERT, UPDATE, DELETE ON " + table + " CALL '"
-                        + H2FenceTrigger.class.getName() + "'",
+                "CREATE TRIGGER " + trigger + " BEFORE INSERT, UPDATE, DELETE ON " + table + " CALL '" + H2_TRIGGER
+                        + "'",
                 // The trigger reads which fence table to check from its remarks.
                 "COMMENT ON TRIGGER " + trigger + " IS '" + fence + "'");
     }

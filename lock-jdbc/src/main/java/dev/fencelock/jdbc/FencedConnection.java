@@ -337,24 +337,33 @@ final class FencedConnection implements InvocationHandler {
             fences.sort(Comparator.comparing(Fence::resource));
         }
         FencedTransaction transaction = transaction();
+        List<Fence> toPresent = new ArrayList<>(fences.size());
         for (Fence fence : fences) {
             // A lease lost since the check must stop further writes locally (invariant 6).
             if (!transaction.covers(fence) && !(fence.isValid() && transaction.rideOnLender(fence))) {
-                transaction.presented(fence, present(fence));
+                toPresent.add(fence);
             }
         }
+        String sessionFence = null;
         if (!this.guard.protectedTables().isEmpty()) {
             List<SessionFence.Row> rows = new ArrayList<>();
             for (Fence fence : fences) {
                 rows.addAll(this.guard.rows(fence));
             }
             String value = SessionFence.of(rows, transaction.rides());
-            if (!value.equals(transaction.sessionFence())) {
-                FenceDialect dialect = this.guard.dialect(this.target);
-                FenceProtection.setSessionFence(this.target, dialect, value);
-                transaction.sessionFenceSet(value);
-                this.sessionFenceSet |= FenceProtection.outlivesTransaction(dialect);
+            sessionFence = value.equals(transaction.sessionFence()) ? null : value;
+        }
+        for (Fence fence : toPresent) {
+            // The protected tables' fence rides along with the guard's own statement where it can.
+            transaction.presented(fence, present(fence, sessionFence));
+        }
+        if (sessionFence != null) {
+            FenceDialect dialect = this.guard.dialect(this.target);
+            if (toPresent.isEmpty() || !this.guard.checksInClient()) {
+                FenceProtection.setSessionFence(this.target, dialect, sessionFence);
             }
+            transaction.sessionFenceSet(sessionFence);
+            this.sessionFenceSet |= FenceProtection.outlivesTransaction(dialect);
         }
     }
 
@@ -414,11 +423,11 @@ final class FencedConnection implements InvocationHandler {
             return;
         }
         for (Fence fence : transaction.ridesToConfirm()) {
-            transaction.presented(fence, present(fence));
+            transaction.presented(fence, present(fence, null));
         }
     }
 
-    private boolean present(Fence fence) throws SQLException {
+    private boolean present(Fence fence, @Nullable String sessionFence) throws SQLException {
         if (this.readOnly == null) {
             this.readOnly = this.target.isReadOnly();
         }
@@ -428,7 +437,7 @@ final class FencedConnection implements InvocationHandler {
                 this.guard.checkLocally(this.target, fence);
                 return true;
             }
-            return this.guard.present(this.target, fence, this.readOnly);
+            return this.guard.present(this.target, fence, this.readOnly, sessionFence);
         } catch (FencingTokenRejectedException rejection) {
             throw reported(rejection);
         }

@@ -27,4 +27,10 @@ class ProtectionMigrationsDocsTest {
             assertThat(migration).contains(statement);
         }
     }
+
+    @org.junit.jupiter.api.Test
+    void theTriggersClassNameIsWrittenAsTheClassIsNamed() {
+        // Written as text so that applications without H2 never load the class.
+        assertThat(FenceProtection.H2_TRIGGER).isEqualTo(H2FenceTrigger.class.getName());
+    }
 }

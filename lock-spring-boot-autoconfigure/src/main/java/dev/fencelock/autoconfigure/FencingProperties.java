@@ -85,6 +85,13 @@ public class FencingProperties {
         private List<String> protectedTables = new ArrayList<>();
 
         /**
+         * Whether the JDBC guard presents each fencing token to the fence table before a
+         * transaction's first statement. Turned off, only the protected tables' triggers check the
+         * token, and writes to other tables are not fenced; needs protected tables.
+         */
+        private boolean checkInClient = true;
+
+        /**
          * Whether a statement that runs a procedure (CALL, EXECUTE, a CallableStatement) may run
          * under a lock on MariaDB/MySQL and H2, where a procedure may commit and go on writing past
          * the fence guard. Allow it only for procedures that never commit, or that write only
@@ -130,6 +137,14 @@ public class FencingProperties {
 
         public void setProtectedTables(List<String> protectedTables) {
             this.protectedTables = protectedTables;
+        }
+
+        public boolean isCheckInClient() {
+            return this.checkInClient;
+        }
+
+        public void setCheckInClient(boolean checkInClient) {
+            this.checkInClient = checkInClient;
         }
 
         public boolean isAllowProcedureCalls() {

@@ -50,7 +50,8 @@ public final class FenceLockFencingAutoConfiguration {
                 .table(jdbc.getTable())
                 .resourceLength(jdbc.getResourceLength())
                 .allowProcedureCalls(jdbc.isAllowProcedureCalls())
-                .protectedTables(jdbc.getProtectedTables());
+                .protectedTables(jdbc.getProtectedTables())
+                .checkInClient(jdbc.isCheckInClient());
         if (jdbc.getDialect() != null) {
             builder.dialect(jdbc.getDialect());
         }
@@ -61,8 +62,8 @@ public final class FenceLockFencingAutoConfiguration {
             return builder.build();
         } catch (IllegalArgumentException ex) {
             throw new IllegalStateException(
-                    "Invalid fencelock.fencing.jdbc.table, fencelock.fencing.jdbc.resource-length,"
-                            + " fencelock.fencing.jdbc.protected-tables or fencelock.fencing.scope: " + ex.getMessage(),
+                    "Invalid fencelock.fencing.jdbc.table, resource-length, protected-tables, check-in-client or"
+                            + " fencelock.fencing.scope: " + ex.getMessage(),
                     ex);
         }
     }

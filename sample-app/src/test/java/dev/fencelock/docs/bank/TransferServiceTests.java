@@ -23,7 +23,9 @@ import org.springframework.test.context.DynamicPropertySource;
 @SpringBootTest(
         properties = {
             "spring.datasource.url=jdbc:h2:mem:bank;DB_CLOSE_DELAY=-1",
-            "spring.sql.init.schema-locations=classpath:dev/fencelock/docs/bank/schema.sql"
+            "spring.sql.init.schema-locations=classpath:dev/fencelock/docs/bank/schema.sql",
+            // The bank has its own tables: none of the inventory's protected ones.
+            "fencelock.fencing.jdbc.protected-tables="
         })
 class TransferServiceTests {
 
