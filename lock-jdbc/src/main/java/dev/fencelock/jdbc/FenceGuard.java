@@ -179,7 +179,12 @@ public final class FenceGuard {
             throw ex;
         }
         if (!verdict.accepted()) {
-            throw new FencingTokenRejectedException(resource, token, rejection(resource, token, verdict));
+            throw new FencingTokenRejectedException(
+                    resource,
+                    token,
+                    verdict.storedToken(),
+                    rejection(resource, token, verdict),
+                    FencingTokenRejectedException.RefusedBy.FENCE_TABLE);
         }
         return verdict.rowLocked();
     }
