@@ -4,9 +4,11 @@ import dev.fencelock.FencingTokenRejectedException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -65,23 +67,26 @@ public final class FencedEndpointExceptionResolver implements HandlerExceptionRe
      * method's refused write as a suppressed one), or {@code null}.
      */
     static @Nullable FencingTokenRejectedException rejection(@Nullable Throwable failure) {
-        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-        return find(failure, seen);
+        List<FencingTokenRejectedException> found = new ArrayList<>(2);
+        collect(failure, Collections.newSetFromMap(new IdentityHashMap<>()), found);
+        // An application's own exception may wrap the database's refusal and drop its accepted token.
+        return found.stream()
+                .filter(rejection -> rejection.getAcceptedToken().isPresent())
+                .findFirst()
+                .orElse(found.isEmpty() ? null : found.get(0));
     }
 
-    private static @Nullable FencingTokenRejectedException find(@Nullable Throwable failure, Set<Throwable> seen) {
+    private static void collect(
+            @Nullable Throwable failure, Set<Throwable> seen, List<FencingTokenRejectedException> found) {
         if (failure == null || !seen.add(failure)) {
-            return null;
+            return;
         }
         if (failure instanceof FencingTokenRejectedException rejection) {
-            return rejection;
+            found.add(rejection);
         }
         for (Throwable suppressed : failure.getSuppressed()) {
-            FencingTokenRejectedException found = find(suppressed, seen);
-            if (found != null) {
-                return found;
-            }
+            collect(suppressed, seen, found);
         }
-        return find(failure.getCause(), seen);
+        collect(failure.getCause(), seen, found);
     }
 }
