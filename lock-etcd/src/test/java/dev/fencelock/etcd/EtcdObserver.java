@@ -38,6 +38,21 @@ final class EtcdObserver implements AutoCloseable {
         }
     }
 
+    /** The keys whose name starts with {@code prefix}, whatever part of the layout they belong to. */
+    List<KeyValue> keysUnder(String prefix) {
+        try {
+            return this.client
+                    .getKVClient()
+                    .get(
+                            ByteSequence.from(prefix, StandardCharsets.UTF_8),
+                            GetOption.builder().isPrefix(true).build())
+                    .get(10, TimeUnit.SECONDS)
+                    .getKvs();
+        } catch (Exception ex) {
+            throw new IllegalStateException("Could not read keys under " + prefix, ex);
+        }
+    }
+
     @Override
     public void close() {
         this.layout.close();

@@ -152,6 +152,46 @@ class EtcdRequestIdReuseTest {
     }
 
     @Test
+    void anotherClientsLostAnswerForAnIdInUseNeitherBlocksTheHolderNorHidesThatTheIdIsInUse() {
+        LockRequest request = LockRequest.builder("held-elsewhere")
+                .requestId("job-7")
+                .waitTimeout(Duration.ZERO)
+                .build();
+        LockLease holder = this.other.acquire(request);
+        try (LockClient losing = LockClient.builder(EtcdLockBackend.builder()
+                                .endpoints(this.proxy.endpoint())
+                                .attemptTimeout(Duration.ofMillis(300))
+                                .retryGrace(Duration.ofMillis(100))
+                                .build())
+                        .build();
+                LockClient third = LockClient.builder(EtcdLockBackend.builder()
+                                .endpoints(etcd.endpoints())
+                                .build())
+                        .build()) {
+            losing.acquire(LockRequest.of("warm-up")).release();
+            // The losing client's put of the same id is refused by etcd, but the answer never arrives:
+            // it cannot know that, so it abandons the id once its retry grace is over.
+            this.proxy.dropResponses(GrpcFaultProxy.TXN, 1_000);
+            assertThatThrownBy(() -> losing.acquire(request)).isInstanceOf(LockBackendUnavailableException.class);
+            this.proxy.dropResponses(GrpcFaultProxy.TXN, 0);
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(5))
+                    .until(() ->
+                            !this.observer.keysUnder("/fencelock/abandoned/").isEmpty());
+
+            // Whoever else asks for the id learns that it is in use, not that it was abandoned.
+            assertThatThrownBy(() -> third.acquire(request))
+                    .isInstanceOf(LockException.class)
+                    .hasMessageContaining("in use");
+            // And the holder, which lost nothing, may use its own id again after releasing it.
+            holder.release();
+            LockLease again = this.other.acquire(request);
+            assertLive(again, "held-elsewhere");
+            again.release();
+        }
+    }
+
+    @Test
     void aRetryStartedJustAsAReleaseSendsItsDeleteGetsALiveLock() throws Exception {
         try (Client etcdClient = Client.builder()
                         .endpoints(etcd.endpoints().toArray(String[]::new))
