@@ -40,7 +40,7 @@ class EtcdSessionIsolationTest {
             client.acquire(request("warm-live", 20)).release();
             onDoomed.release();
             // Behind the client's back: its next keep-alive of this lease is 10 s away.
-            operator.getLeaseClient().revoke(onDoomed.leaseId()).get(5, TimeUnit.SECONDS);
+            operator.getLeaseClient().revoke(onDoomed.leaseId()).get(30, TimeUnit.SECONDS);
 
             List<CompletableFuture<LockLease>> acquisitions = new ArrayList<>();
             for (int i = 0; i < ACQUISITIONS; i++) {
