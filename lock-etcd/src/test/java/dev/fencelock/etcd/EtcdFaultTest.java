@@ -111,7 +111,7 @@ class EtcdFaultTest {
                 }));
             }
             await().atMost(Duration.ofSeconds(60)).until(() -> acquired.get() >= 20);
-            EtcdMember leader = this.cluster.leader();
+            EtcdMember leader = this.cluster.awaitLeader(Duration.ofSeconds(30));
             leader.kill();
             killed.set(true);
             EtcdMember newLeader = this.cluster.awaitLeader(Duration.ofSeconds(30));

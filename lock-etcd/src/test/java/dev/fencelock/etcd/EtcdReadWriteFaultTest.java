@@ -120,7 +120,7 @@ class EtcdReadWriteFaultTest {
                 }));
             }
             await().atMost(Duration.ofSeconds(60)).until(() -> writes.get() >= 10 && reads.get() >= 10);
-            EtcdMember leader = this.cluster.leader();
+            EtcdMember leader = this.cluster.awaitLeader(Duration.ofSeconds(30));
             leader.kill();
             killed.set(true);
             assertThat(this.cluster.awaitLeader(Duration.ofSeconds(30))).isNotSameAs(leader);

@@ -114,7 +114,7 @@ class EtcdSemaphoreFaultTest {
                 }));
             }
             await().atMost(Duration.ofSeconds(60)).until(() -> acquired.get() >= 20);
-            EtcdMember leader = this.cluster.leader();
+            EtcdMember leader = this.cluster.awaitLeader(Duration.ofSeconds(30));
             leader.kill();
             killed.set(true);
             assertThat(this.cluster.awaitLeader(Duration.ofSeconds(30))).isNotSameAs(leader);

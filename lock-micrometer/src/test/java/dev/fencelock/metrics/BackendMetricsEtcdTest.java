@@ -181,7 +181,7 @@ class BackendMetricsEtcdTest {
                 await().atMost(Duration.ofSeconds(30)).until(() -> acquired.get() >= 20);
                 assertThat(counter("fencelock.leader.changes")).isZero();
 
-                cluster.leader().kill();
+                cluster.awaitLeader(Duration.ofSeconds(30)).kill();
                 int before = acquired.get();
                 await().atMost(Duration.ofSeconds(60)).until(() -> acquired.get() >= before + 20);
             } finally {

@@ -62,8 +62,9 @@ class FenceLockHealthEtcdTests {
                 assertThat(details).containsEntry("memberCount", 3).containsEntry("heldLocks", 1);
                 // etcd prints member ids in hex (etcdctl member list); the test cluster tells them in decimal.
                 assertThat(details.get("leaderId"))
-                        .isEqualTo(Long.toHexString(
-                                Long.parseUnsignedLong(etcd.cluster().leader().memberId())));
+                        .isEqualTo(Long.toHexString(Long.parseUnsignedLong(etcd.cluster()
+                                .awaitLeader(Duration.ofSeconds(30))
+                                .memberId())));
                 assertThat(details.get("members"))
                         .asInstanceOf(InstanceOfAssertFactories.list(String.class))
                         .containsExactlyInAnyOrderElementsOf(etcd.cluster().members().stream()

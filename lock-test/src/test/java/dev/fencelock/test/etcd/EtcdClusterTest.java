@@ -95,7 +95,7 @@ class EtcdClusterTest {
         assertThat(follower.isPaused()).isTrue();
         assertThat(follower.isRunning()).isTrue();
         assertThat(follower.isHealthy(Duration.ofMillis(500))).isFalse();
-        assertThat(cluster.leader()).isNotEqualTo(follower);
+        assertThat(cluster.awaitLeader(FAILOVER_LIMIT)).isNotEqualTo(follower);
 
         follower.resume();
 
