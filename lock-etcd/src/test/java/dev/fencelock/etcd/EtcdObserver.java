@@ -31,7 +31,7 @@ final class EtcdObserver implements AutoCloseable {
                                     .isPrefix(true)
                                     .withSortField(GetOption.SortTarget.CREATE)
                                     .build())
-                    .get(10, TimeUnit.SECONDS)
+                    .get(30, TimeUnit.SECONDS)
                     .getKvs();
         } catch (Exception ex) {
             throw new IllegalStateException("Could not read keys of " + resource, ex);

@@ -91,7 +91,7 @@ final class EtcdLockSystem implements LockSystem, AutoCloseable {
 
     @Override
     public Duration settleTimeout() {
-        return Duration.ofSeconds(15);
+        return Duration.ofSeconds(30); // a give-up time: elections and expiries on a loaded machine
     }
 
     @Override
@@ -239,7 +239,7 @@ final class EtcdLockSystem implements LockSystem, AutoCloseable {
                                         .withSortField(GetOption.SortTarget.CREATE)
                                         .withSortOrder(GetOption.SortOrder.ASCEND)
                                         .build())
-                        .get(10, TimeUnit.SECONDS)
+                        .get(30, TimeUnit.SECONDS)
                         .getKvs();
             } catch (Exception ex) {
                 throw new IllegalStateException("Could not read " + prefix + " from etcd", ex);
