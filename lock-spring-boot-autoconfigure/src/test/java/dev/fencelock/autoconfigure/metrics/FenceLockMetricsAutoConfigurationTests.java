@@ -358,7 +358,10 @@ class FenceLockMetricsAutoConfigurationTests {
                             .acquire(request("order:10"))
                             .release();
                     MeterRegistry registry = context.getBean(MeterRegistry.class);
-                    assertThat(registry.get("fencelock.acquire").timer().count())
+                    assertThat(registry.get("fencelock.acquire")
+                                    .tag("outcome", "acquired")
+                                    .timer()
+                                    .count())
                             .isOne();
                     assertThat(registry.find("fencelock.active").gauge()).isNotNull();
                 });
@@ -407,7 +410,11 @@ class FenceLockMetricsAutoConfigurationTests {
                     context.getBean(LockClient.class)
                             .acquire(request("order:7"))
                             .release();
-                    assertThat(own.get("fencelock.acquire").timer().count()).isOne();
+                    assertThat(own.get("fencelock.acquire")
+                                    .tag("outcome", "acquired")
+                                    .timer()
+                                    .count())
+                            .isOne();
                 });
     }
 
