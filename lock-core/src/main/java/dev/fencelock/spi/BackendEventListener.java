@@ -4,7 +4,8 @@ import java.time.Duration;
 
 /**
  * What a backend can tell about its store that no lock call shows, for metrics: how long its writes
- * take, the store's leadership as its answers show it, and the session leases it keeps alive. The
+ * take, the store's leadership as its answers show it, the session leases it keeps alive, and how
+ * full the store is. The
  * backend calls it on its own threads, which also keep leases alive, so a listener must be quick
  * and must never throw. Every method does nothing by default; a backend that cannot observe
  * something never calls it.
@@ -40,6 +41,12 @@ public interface BackendEventListener {
 
     /** A keep-alive or renewal of a session lease failed; a later one may still succeed. */
     default void renewalFailed(Throwable cause) {}
+
+    /**
+     * The backend read how full its store is: database size against the quota, history since the
+     * last compaction, raised alarms. Called after each such check (periodically, and with health checks).
+     */
+    default void capacityChecked(StoreCapacity capacity) {}
 
     /** Calls every listener in turn, so one that misbehaves cannot stop the others. */
     static BackendEventListener composite(Iterable<? extends BackendEventListener> listeners) {

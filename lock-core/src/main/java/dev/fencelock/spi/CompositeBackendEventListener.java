@@ -57,4 +57,9 @@ final class CompositeBackendEventListener implements BackendEventListener {
     public void renewalFailed(Throwable cause) {
         each(listener -> listener.renewalFailed(cause));
     }
+
+    @Override
+    public void capacityChecked(StoreCapacity capacity) {
+        each(listener -> listener.capacityChecked(capacity));
+    }
 }

@@ -5,9 +5,11 @@ import dev.fencelock.LockLostException;
 import dev.fencelock.ResourceName;
 import dev.fencelock.spi.BackendHealth;
 import dev.fencelock.spi.QueueEntry;
+import dev.fencelock.spi.StoreCapacity;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.maintenance.StatusResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
@@ -22,9 +24,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,19 +52,28 @@ final class EtcdAdministration {
     /** The locks this backend holds, by key: a force-released one is marked lost at once. */
     private final Map<String, EtcdLock> held;
 
+    private final StoreCapacityProbe capacity;
+
     EtcdAdministration(
-            EtcdCalls calls, LockKeys keys, SessionLeases sessions, DeleteBatch deletes, Map<String, EtcdLock> held) {
+            EtcdCalls calls,
+            LockKeys keys,
+            SessionLeases sessions,
+            DeleteBatch deletes,
+            Map<String, EtcdLock> held,
+            StoreCapacityProbe capacity) {
         this.calls = calls;
         this.keys = keys;
         this.sessions = sessions;
         this.deletes = deletes;
         this.held = held;
+        this.capacity = capacity;
     }
 
     /**
      * Health: UP when a linearizable read of {@code <ns>/health} reaches a quorum in time. Members,
      * leader and reachable endpoints are details; when etcd does not let this user list them, the
-     * details say so and the health is still decided by the read alone.
+     * details say so and the health is still decided by the read alone. The database's size, alarms
+     * and compaction ({@link StoreCapacityProbe}) come with it, for the caller to judge.
      */
     CompletableFuture<BackendHealth> health(Duration timeout) {
         Map<String, Object> details = new ConcurrentHashMap<>();
@@ -116,11 +129,22 @@ final class EtcdAdministration {
                     details.put("memberCount", names.size());
                     return null;
                 });
-        CompletableFuture<Void> statuses = endpointStatuses(timeout, details);
-        return CompletableFuture.allOf(quorum, members, statuses).thenApply(ignored -> {
+        CompletableFuture<CompactionTracker.Compaction> compaction = this.capacity.compaction(timeout);
+        CompletableFuture<List<StatusResponse>> statuses = endpointStatuses(timeout, details);
+        CompletableFuture<@Nullable StoreCapacity> capacity = statuses.thenCombine(compaction, this.capacity::capacity)
+                .handle((found, failure) -> {
+                    if (failure != null) {
+                        Throwable cause = (failure.getCause() != null) ? failure.getCause() : failure;
+                        details.put("capacityError", String.valueOf(cause.getMessage()));
+                        return null;
+                    }
+                    details.put("capacity", found.details());
+                    return found;
+                });
+        return CompletableFuture.allOf(quorum, members, capacity).thenApply(ignored -> {
             details.put("sessions", sessionDetails());
             details.put("heldLocks", this.held.size());
-            return new BackendHealth(quorum.join(), details);
+            return new BackendHealth(quorum.join(), details, capacity.join());
         });
     }
 
@@ -159,11 +183,13 @@ final class EtcdAdministration {
 
     /**
      * Asks every endpoint for its status: how many answer ({@code endpointsReachable}) and the
-     * leader's member id as they report it, in hex as etcd prints it ({@code leaderId}).
+     * leader's member id as they report it, in hex as etcd prints it ({@code leaderId}). Completes
+     * with the statuses that came, in no particular order.
      */
-    private CompletableFuture<Void> endpointStatuses(Duration timeout, Map<String, Object> details) {
+    private CompletableFuture<List<StatusResponse>> endpointStatuses(Duration timeout, Map<String, Object> details) {
         List<String> endpoints = this.calls.endpoints();
         AtomicInteger reachable = new AtomicInteger();
+        List<StatusResponse> answered = new CopyOnWriteArrayList<>();
         List<CompletableFuture<?>> asked = new ArrayList<>();
         for (String endpoint : endpoints) {
             asked.add(this.calls
@@ -174,6 +200,7 @@ final class EtcdAdministration {
                     .handle((status, failure) -> {
                         if (failure == null) {
                             reachable.incrementAndGet();
+                            answered.add(status);
                             if (status.getLeader() != 0) {
                                 details.putIfAbsent("leaderId", Long.toHexString(status.getLeader()));
                             }
@@ -187,9 +214,10 @@ final class EtcdAdministration {
                         return null;
                     }));
         }
-        return CompletableFuture.allOf(asked.toArray(CompletableFuture[]::new)).thenRun(() -> {
+        return CompletableFuture.allOf(asked.toArray(CompletableFuture[]::new)).thenApply(ignored -> {
             details.put("endpointsReachable", reachable.get());
             details.put("endpointCount", endpoints.size());
+            return List.copyOf(answered);
         });
     }
 

@@ -96,6 +96,28 @@ final class EtcdFailures {
         }
     }
 
+    /**
+     * Whether etcd refused a read at a revision older than the one its history was compacted to
+     * ({@code OUT_OF_RANGE: etcdserver: mvcc: required revision has been compacted}).
+     */
+    static boolean isCompacted(Throwable failure) {
+        return anyCause(
+                failure,
+                cause -> hasCode(cause, Status.Code.OUT_OF_RANGE)
+                        && String.valueOf(cause.getMessage()).contains("has been compacted"));
+    }
+
+    /**
+     * Whether etcd refused a read at a revision newer than the answering member's own
+     * ({@code OUT_OF_RANGE: etcdserver: mvcc: required revision is a future revision}).
+     */
+    static boolean isFutureRevision(Throwable failure) {
+        return anyCause(
+                failure,
+                cause -> hasCode(cause, Status.Code.OUT_OF_RANGE)
+                        && String.valueOf(cause.getMessage()).contains("future revision"));
+    }
+
     /** Whether jetcd's exception or the gRPC status of {@code cause} carries {@code code}. */
     private static boolean hasCode(Throwable cause, Status.Code code) {
         if (cause instanceof EtcdException etcd && etcd.getErrorCode().name().equals(code.name())) {

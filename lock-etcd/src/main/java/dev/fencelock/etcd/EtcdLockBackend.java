@@ -46,8 +46,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * SessionLeases} (leases, keep-alives, local deadline), {@link ResourceWatch} and {@link
  * QueueMirror} (the shared watch and the queue it mirrors), {@link HeldKeysWatch} (a holder
  * learns that its key was deleted), {@link EtcdFailures} (what a failure says about a write),
- * {@link EtcdAdministration} (health, queue, force-release), {@link NamespaceRegistry} (namespaces
- * never nest).
+ * {@link EtcdAdministration} (health, queue, force-release) with {@link StoreCapacityProbe} (etcd's
+ * room), {@link NamespaceRegistry} (namespaces never nest).
  */
 public final class EtcdLockBackend implements LockBackend, LockAdministration {
 
@@ -94,7 +94,10 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
         this.deleteBatch = new DeleteBatch(this.calls);
         this.puts = new PutBatch(this.calls, this.deleteBatch);
         this.deletes = new GuardedDeletes(this.calls, this.deleteBatch, this.held, builder.abandonMarkerLifetime);
-        this.administration = new EtcdAdministration(this.calls, this.keys, this.sessions, this.deleteBatch, this.held);
+        StoreCapacityProbe capacity = StoreCapacityProbe.started(
+                this.calls, this.keys, builder.quotaBackendBytes, builder.capacityCheckInterval);
+        this.administration =
+                new EtcdAdministration(this.calls, this.keys, this.sessions, this.deleteBatch, this.held, capacity);
         this.heldKeys = new HeldKeysWatch(this.calls, this.keys.locksPrefix(), this.held);
         this.renewals = new LockRenewals(this.calls, this.sessions);
         this.releases =

@@ -34,6 +34,11 @@ public final class EtcdLockBackendBuilder {
 
     Duration sweepInterval = Duration.ofMinutes(1);
 
+    /** etcd's default {@code --quota-backend-bytes}: 2 GiB. */
+    long quotaBackendBytes = 2L * 1024 * 1024 * 1024;
+
+    Duration capacityCheckInterval = Duration.ofSeconds(30);
+
     private @Nullable String user;
 
     private @Nullable String password;
@@ -125,6 +130,34 @@ public final class EtcdLockBackendBuilder {
         return this;
     }
 
+    /**
+     * The cluster's {@code --quota-backend-bytes} (2 GiB, etcd's default when the flag is unset or
+     * 0): the database size past which etcd raises its {@code NOSPACE} alarm and refuses writes, so
+     * that no lock can be taken. etcd does not report it, so health and metrics compare the
+     * database's size with this.
+     */
+    public EtcdLockBackendBuilder quotaBackendBytes(long bytes) {
+        if (bytes <= 0) {
+            throw new IllegalArgumentException("quotaBackendBytes must be positive, got " + bytes);
+        }
+        this.quotaBackendBytes = bytes;
+        return this;
+    }
+
+    /**
+     * How often the database's size, its alarms and the history kept since the last compaction are
+     * read for the event listener's capacity meters (30 s); zero reads them only with health checks.
+     * One status request per endpoint and, while nothing was compacted, one count-only read.
+     */
+    public EtcdLockBackendBuilder capacityCheckInterval(Duration interval) {
+        Objects.requireNonNull(interval);
+        if (interval.isNegative()) {
+            throw new IllegalArgumentException("capacityCheckInterval must not be negative, got " + interval);
+        }
+        this.capacityCheckInterval = interval;
+        return this;
+    }
+
     /** Credentials for etcd authentication. */
     public EtcdLockBackendBuilder credentials(String user, String password) {
         this.user = Objects.requireNonNull(user);
@@ -150,8 +183,8 @@ public final class EtcdLockBackendBuilder {
 
     /**
      * Adds a receiver of what the backend sees of etcd (write round trips, leader changes, stretches
-     * without a leader, lost and unrenewed session leases), for metrics; listeners are called in the
-     * order added, on the backend's threads.
+     * without a leader, lost and unrenewed session leases, the database's size and compaction), for
+     * metrics; listeners are called in the order added, on the backend's threads.
      */
     public EtcdLockBackendBuilder eventListener(BackendEventListener listener) {
         this.listeners.add(Objects.requireNonNull(listener, "listener must not be null"));

@@ -55,7 +55,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The counters of losses and rejections exist at zero from the first time a lock name is used:
  * a series that is born at 1 shows no {@code increase()}, and an alert on it would miss the first
- * loss of each lock after every restart.
+ * loss of each lock after every restart. So do the acquisitions that failed for want of the store
+ * ({@code outcome} {@code unavailable} and {@code unknown}) and {@code fencelock.renew} with
+ * {@code outcome=renewed}.
  */
 public final class LockMetrics implements LockEventListener {
 
@@ -146,12 +148,7 @@ public final class LockMetrics implements LockEventListener {
     public void renewed(LockLease lease, String lockName, Duration took, @Nullable Throwable failure) {
         String outcome =
                 (failure == null) ? "renewed" : (failure instanceof LockLostException) ? "lost" : outcomeOf(failure);
-        Timer.builder("fencelock.renew")
-                .description("Explicit lock renewals")
-                .tag("lock", lockName)
-                .tag("outcome", outcome)
-                .register(this.registry)
-                .record(took);
+        renewTimer(lockName, outcome).record(took);
     }
 
     @Override
@@ -174,13 +171,29 @@ public final class LockMetrics implements LockEventListener {
         rejectedCounter(lockName).increment();
     }
 
-    /** Registers the loss and rejection counters of {@code lockName} at zero, once. */
+    /**
+     * Registers the loss and rejection counters of {@code lockName} at zero, once; so too its
+     * acquisitions that fail for want of the store ({@code unavailable}, {@code unknown}), whose
+     * first failures an outage brings all at once, and its successful explicit renewals, so that an
+     * application that never calls {@code renew()} shows zero renewals rather than no series at all.
+     */
     private void registerCounters(String lockName) {
         if (this.named.add(lockName)) {
             lostCounter(lockName);
             lostAfterCommitCounter(lockName);
             rejectedCounter(lockName);
+            acquireTimer(lockName, "unavailable");
+            acquireTimer(lockName, "unknown");
+            renewTimer(lockName, "renewed");
         }
+    }
+
+    private Timer renewTimer(String lockName, String outcome) {
+        return Timer.builder("fencelock.renew")
+                .description("Explicit lock renewals")
+                .tag("lock", lockName)
+                .tag("outcome", outcome)
+                .register(this.registry);
     }
 
     private Counter lostCounter(String lockName) {

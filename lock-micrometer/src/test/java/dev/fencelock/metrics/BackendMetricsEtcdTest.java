@@ -68,6 +68,46 @@ class BackendMetricsEtcdTest {
         return client(List.of(this.proxy.endpoint()));
     }
 
+    /**
+     * The store's room is gauged from the backend's first capacity check, one interval after it was
+     * built: the database's size against the configured quota, the history since the last
+     * compaction, no alarm raised.
+     */
+    @Test
+    void theStoresSizeQuotaAndHistoryAreGaugedFromTheFirstCheck() {
+        this.client = LockClient.builder(EtcdLockBackend.builder()
+                        .endpoints(etcd.endpoints())
+                        .quotaBackendBytes(64L * 1024 * 1024)
+                        .capacityCheckInterval(Duration.ofSeconds(1))
+                        .eventListener(new BackendMetrics(this.registry))
+                        .build())
+                .build();
+        this.client.acquire(LockRequest.of("capacity")).release();
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(
+                                this.registry.find("fencelock.store.size").gauge())
+                        .isNotNull());
+        assertThat(this.registry.get("fencelock.store.size").gauge().value()).isPositive();
+        assertThat(this.registry.get("fencelock.store.size.in.use").gauge().value())
+                .isPositive()
+                .isLessThanOrEqualTo(
+                        this.registry.get("fencelock.store.size").gauge().value());
+        assertThat(this.registry.get("fencelock.store.quota").gauge().value()).isEqualTo(64.0 * 1024 * 1024);
+        assertThat(this.registry
+                        .get("fencelock.store.compaction.revisions")
+                        .gauge()
+                        .value())
+                .isPositive();
+        assertThat(this.registry.get("fencelock.store.compaction.age").gauge().value())
+                .isGreaterThanOrEqualTo(0);
+        assertThat(this.registry
+                        .get("fencelock.store.alarms")
+                        .tag("alarm", "nospace")
+                        .gauge()
+                        .value())
+                .isZero();
+    }
+
     @Test
     void everyWriteIsTimedByWhatItWasFor() {
         LockClient client = client(etcd.endpoints());

@@ -22,6 +22,7 @@ import dev.fencelock.spi.BackendLock;
 import dev.fencelock.spi.LockBackend;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -99,6 +100,44 @@ class LockMetricsTest {
         assertThat(this.registry.getMeters())
                 .noneMatch(meter -> meter.getId().getTags().stream()
                         .anyMatch(tag -> tag.getValue().contains("42")));
+    }
+
+    /**
+     * The dashboard's renewal panel reads {@code fencelock_renew_seconds_count}: an application that
+     * never calls {@code renew()} must see zero renewals there, not a panel without a series.
+     */
+    @Test
+    void explicitRenewalsAreTimedAtZeroFromTheLocksFirstUse() {
+        this.client
+                .acquire(LockRequest.builder("order:43").lockName("order").build())
+                .release();
+        assertThat(this.registry
+                        .get("fencelock.renew")
+                        .tags("lock", "order", "outcome", "renewed")
+                        .timer()
+                        .count())
+                .isZero();
+    }
+
+    /**
+     * An outage's first failed acquisitions must show as an increase: a series born at its first
+     * failure starts at 1, and {@code increase()} (the dashboard's "store unavailable" stat, the
+     * alert) would miss every failure that came before the next scrape.
+     */
+    @Test
+    void acquisitionsFailingForWantOfTheStoreAreTimedAtZeroFromTheLocksFirstUse() {
+        this.client
+                .acquire(LockRequest.builder("order:44").lockName("order").build())
+                .release();
+        for (String outcome : List.of("unavailable", "unknown")) {
+            assertThat(this.registry
+                            .get("fencelock.acquire")
+                            .tags("lock", "order", "outcome", outcome)
+                            .timer()
+                            .count())
+                    .as(outcome)
+                    .isZero();
+        }
     }
 
     @Test

@@ -2,7 +2,9 @@ package dev.fencelock.actuate;
 
 import dev.fencelock.LockClient;
 import dev.fencelock.spi.BackendHealth;
+import dev.fencelock.spi.StoreCapacity;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -10,9 +12,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
+import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.util.Assert;
 
 /**
@@ -20,12 +24,22 @@ import org.springframework.util.Assert;
  * read in time (for etcd: a quorum is reachable), DOWN otherwise. Details name the endpoints,
  * members, leader, this instance's session leases and how many locks it holds.
  *
+ * <p>The store's capacity refines UP: {@link #WARNING} when its database nears the quota (or its
+ * history was not compacted for longer than the {@link CapacityThresholds} allow), and DOWN while it
+ * has an alarm raised (etcd's {@code NOSPACE}, {@code CORRUPT}): it then refuses the writes that take
+ * locks. WARNING is a status of its own: Boot answers it with HTTP 200, and its aggregate leaves it
+ * out unless {@code management.endpoint.health.status.order} lists it (e.g.
+ * {@code down,out-of-service,warning,up,unknown}).
+ *
  * <p>Probes come from load balancers and orchestrators on HTTP threads, often several at once and
  * exactly when etcd is in trouble. So one check is bounded by a timeout, its result is reused for a
  * while, and callers arriving during a check share it instead of each sending reads to etcd. A
  * caller never waits longer than the timeout; a check still running then reports DOWN to it.
  */
 public final class FenceLockHealthIndicator implements HealthIndicator {
+
+    /** The store answers, but runs out of room: see {@link CapacityThresholds}. */
+    public static final Status WARNING = new Status("WARNING", "The lock store is running out of room");
 
     /** Extra time after the timeout before a check that the store never finished counts as DOWN. */
     private static final Duration GRACE = Duration.ofMillis(500);
@@ -38,6 +52,8 @@ public final class FenceLockHealthIndicator implements HealthIndicator {
 
     private final LongSupplier nanoClock;
 
+    private final CapacityThresholds thresholds;
+
     private final AtomicReference<@Nullable Check> latest = new AtomicReference<>();
 
     /**
@@ -49,16 +65,35 @@ public final class FenceLockHealthIndicator implements HealthIndicator {
      *     callers still share one check)
      */
     public FenceLockHealthIndicator(LockClient client, Duration timeout, Duration cacheTtl) {
-        this(client, timeout, cacheTtl, System::nanoTime);
+        this(client, timeout, cacheTtl, CapacityThresholds.DEFAULT);
     }
 
-    FenceLockHealthIndicator(LockClient client, Duration timeout, Duration cacheTtl, LongSupplier nanoClock) {
+    /**
+     * Creates an indicator for {@code client} that warns by {@code thresholds}.
+     *
+     * @param client the lock client whose store is checked
+     * @param timeout longest wait for the store, and for a caller; positive
+     * @param cacheTtl how long a finished check is reused
+     * @param thresholds when the store's capacity turns the health to {@link #WARNING}
+     */
+    public FenceLockHealthIndicator(
+            LockClient client, Duration timeout, Duration cacheTtl, CapacityThresholds thresholds) {
+        this(client, timeout, cacheTtl, thresholds, System::nanoTime);
+    }
+
+    FenceLockHealthIndicator(
+            LockClient client,
+            Duration timeout,
+            Duration cacheTtl,
+            CapacityThresholds thresholds,
+            LongSupplier nanoClock) {
         Assert.isTrue(!timeout.isNegative() && !timeout.isZero(), "timeout must be positive");
         Assert.isTrue(!cacheTtl.isNegative(), "cacheTtl must not be negative");
         this.client = client;
         this.timeout = timeout;
         this.cacheTtlNanos = cacheTtl.toNanos();
         this.nanoClock = nanoClock;
+        this.thresholds = thresholds;
     }
 
     @Override
@@ -109,8 +144,33 @@ public final class FenceLockHealthIndicator implements HealthIndicator {
         }
         Health.Builder builder = base(health.up() ? Health.up() : Health.down());
         builder.withDetails(health.details());
+        StoreCapacity capacity = health.capacity();
+        if (health.up() && capacity != null) {
+            judge(builder, capacity);
+        }
         // What the operator sees in the fencelock endpoint: this client's locks.
         return builder.withDetail("heldLocks", this.client.heldCount()).build();
+    }
+
+    /** DOWN while the store has an alarm raised, WARNING past a threshold; UP stays UP otherwise. */
+    private void judge(Health.Builder builder, StoreCapacity capacity) {
+        if (!capacity.alarms().isEmpty()) {
+            builder.down()
+                    .withDetail(
+                            "error",
+                            "the lock store raised "
+                                    + capacity.alarms().stream()
+                                            .map(alarm -> alarm.type() + " (member " + alarm.member() + ")")
+                                            .distinct()
+                                            .collect(Collectors.joining(", "))
+                                    + ": it refuses writes, so no lock can be taken until an operator frees space"
+                                    + " and disarms the alarm");
+            return;
+        }
+        List<String> warnings = this.thresholds.warnings(capacity);
+        if (!warnings.isEmpty()) {
+            builder.status(WARNING).withDetail("warnings", warnings);
+        }
     }
 
     private Health.Builder noAnswer() {

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.io.Resource;
+import org.springframework.util.unit.DataSize;
 
 /** Connection to etcd: the {@code fencelock.etcd.*} properties. */
 public class FenceLockEtcdProperties {
@@ -37,6 +38,19 @@ public class FenceLockEtcdProperties {
      * cannot be reached is only logged.
      */
     private boolean verifyOnStartup = true;
+
+    /**
+     * Database size past which etcd raises its NOSPACE alarm and refuses writes, so that no lock
+     * can be taken: the cluster's --quota-backend-bytes. etcd does not report it; health and metrics
+     * compare the database's size with this. Plain numbers are bytes, like etcd's flag.
+     */
+    private DataSize quotaBackendBytes = DataSize.ofGigabytes(2);
+
+    /**
+     * How often the database's size, its alarms and the history kept since the last compaction are
+     * read for the fencelock.store.* meters; zero reads them only with health checks.
+     */
+    private Duration capacityCheckInterval = Duration.ofSeconds(30);
 
     private final Ssl ssl = new Ssl();
 
@@ -96,6 +110,22 @@ public class FenceLockEtcdProperties {
 
     public void setVerifyOnStartup(boolean verifyOnStartup) {
         this.verifyOnStartup = verifyOnStartup;
+    }
+
+    public DataSize getQuotaBackendBytes() {
+        return this.quotaBackendBytes;
+    }
+
+    public void setQuotaBackendBytes(DataSize quotaBackendBytes) {
+        this.quotaBackendBytes = quotaBackendBytes;
+    }
+
+    public Duration getCapacityCheckInterval() {
+        return this.capacityCheckInterval;
+    }
+
+    public void setCapacityCheckInterval(Duration capacityCheckInterval) {
+        this.capacityCheckInterval = capacityCheckInterval;
     }
 
     public Ssl getSsl() {

@@ -1,6 +1,7 @@
 package dev.fencelock.autoconfigure;
 
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
@@ -240,6 +241,8 @@ public class FenceLockProperties implements InitializingBean {
         /** How long a health result is reused before the lock store is asked again. */
         private Duration cacheTtl = Duration.ofSeconds(5);
 
+        private final Capacity capacity = new Capacity();
+
         public Duration getTimeout() {
             return this.timeout;
         }
@@ -254,6 +257,53 @@ public class FenceLockProperties implements InitializingBean {
 
         public void setCacheTtl(Duration cacheTtl) {
             this.cacheTtl = cacheTtl;
+        }
+
+        public Capacity getCapacity() {
+            return this.capacity;
+        }
+
+        /** When the health turns WARNING because the lock store is running out of room. */
+        public static class Capacity {
+
+            /**
+             * Database size, as a fraction of fencelock.etcd.quota-backend-bytes, from which the health
+             * is WARNING; etcd refuses writes at 1.
+             */
+            private double dbSizeWarning = 0.8;
+
+            /** Revisions of history kept since the last compaction from which the health is WARNING; unset checks none. */
+            private @Nullable Long revisionsSinceCompactionWarning;
+
+            /**
+             * Time since this instance saw etcd compact its history from which the health is WARNING;
+             * unset checks none. Counted from the instance's start until it sees a compaction.
+             */
+            private @Nullable Duration timeSinceCompactionWarning;
+
+            public double getDbSizeWarning() {
+                return this.dbSizeWarning;
+            }
+
+            public void setDbSizeWarning(double dbSizeWarning) {
+                this.dbSizeWarning = dbSizeWarning;
+            }
+
+            public @Nullable Long getRevisionsSinceCompactionWarning() {
+                return this.revisionsSinceCompactionWarning;
+            }
+
+            public void setRevisionsSinceCompactionWarning(@Nullable Long revisionsSinceCompactionWarning) {
+                this.revisionsSinceCompactionWarning = revisionsSinceCompactionWarning;
+            }
+
+            public @Nullable Duration getTimeSinceCompactionWarning() {
+                return this.timeSinceCompactionWarning;
+            }
+
+            public void setTimeSinceCompactionWarning(@Nullable Duration timeSinceCompactionWarning) {
+                this.timeSinceCompactionWarning = timeSinceCompactionWarning;
+            }
         }
     }
 

@@ -76,6 +76,13 @@ final class FenceLockPropertiesCheck {
         positive("fencelock.etcd.connect-timeout", etcd.getConnectTimeout());
         positive("fencelock.etcd.request-timeout", etcd.getRequestTimeout());
         positive("fencelock.etcd.attempt-timeout", etcd.getAttemptTimeout());
+        notNegative("fencelock.etcd.capacity-check-interval", etcd.getCapacityCheckInterval());
+        if (etcd.getQuotaBackendBytes() == null || etcd.getQuotaBackendBytes().toBytes() <= 0) {
+            fail(
+                    "fencelock.etcd.quota-backend-bytes",
+                    etcd.getQuotaBackendBytes(),
+                    "must be positive: the --quota-backend-bytes of the etcd cluster (2GB unless set)");
+        }
         List<String> endpoints = etcd.getEndpoints();
         if (endpoints == null || endpoints.isEmpty()) {
             fail(

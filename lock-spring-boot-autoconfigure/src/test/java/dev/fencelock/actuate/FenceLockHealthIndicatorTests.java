@@ -13,6 +13,7 @@ import dev.fencelock.spi.BackendLock;
 import dev.fencelock.spi.LockAdministration;
 import dev.fencelock.spi.LockBackend;
 import dev.fencelock.spi.QueueEntry;
+import dev.fencelock.spi.StoreCapacity;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,6 +28,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.health.contributor.Health;
@@ -76,6 +78,70 @@ class FenceLockHealthIndicatorTests {
         Health health = indicator(Duration.ofSeconds(5)).health();
         assertThat(health.getStatus()).isEqualTo(Status.DOWN);
         assertThat(health.getDetails().get("error").toString()).contains("broken");
+    }
+
+    @Test
+    void storeNearItsQuotaShouldBeWarningWithWhyAndTheFigures() {
+        answerCapacity(capacity(1_700_000_000L, 2_000_000_000L, 500, 400, List.of()));
+        Health health = indicator(Duration.ZERO).health();
+        assertThat(health.getStatus()).isEqualTo(FenceLockHealthIndicator.WARNING);
+        assertThat(health.getStatus().getCode()).isEqualTo("WARNING");
+        assertThat(health.getDetails().get("warnings"))
+                .asInstanceOf(InstanceOfAssertFactories.list(String.class))
+                .singleElement()
+                .asString()
+                .contains("is 85% of the quota");
+    }
+
+    @Test
+    void storeBelowTheThresholdsShouldStayUp() {
+        answerCapacity(capacity(1_500_000_000L, 2_000_000_000L, 500, 400, List.of()));
+        assertThat(indicator(Duration.ZERO).health().getStatus()).isEqualTo(Status.UP);
+    }
+
+    @Test
+    void historyNotCompactedForLongerThanConfiguredShouldBeWarning() {
+        answerCapacity(capacity(1_000_000L, 2_000_000_000L, 5_000_400, 400, List.of()));
+        FenceLockHealthIndicator indicator = new FenceLockHealthIndicator(
+                this.client,
+                Duration.ofSeconds(5),
+                Duration.ZERO,
+                new CapacityThresholds(0.8, 1_000_000L, Duration.ofHours(2)),
+                this.nanos::get);
+        Health health = indicator.health();
+        assertThat(health.getStatus()).isEqualTo(FenceLockHealthIndicator.WARNING);
+        assertThat(health.getDetails().get("warnings"))
+                .asInstanceOf(InstanceOfAssertFactories.list(String.class))
+                .containsExactly(
+                        "5000000 revisions of history kept since the last compaction (revision 400):"
+                                + " is auto-compaction on?",
+                        "the last compaction seen was 10800 s ago: is auto-compaction on?");
+    }
+
+    @Test
+    void storeWithAnAlarmRaisedShouldBeDownNamingIt() {
+        answerCapacity(capacity(
+                2_100_000_000L,
+                2_000_000_000L,
+                500,
+                400,
+                List.of(new StoreCapacity.Alarm("NOSPACE", "8e9e05c52164694d"))));
+        Health health = indicator(Duration.ZERO).health();
+        assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+        assertThat(health.getDetails().get("error"))
+                .asString()
+                .contains("NOSPACE (member 8e9e05c52164694d)")
+                .contains("no lock can be taken");
+    }
+
+    private void answerCapacity(StoreCapacity capacity) {
+        this.backend.answer(() -> CompletableFuture.completedFuture(
+                new BackendHealth(true, Map.of("capacity", capacity.details()), capacity)));
+    }
+
+    private static StoreCapacity capacity(
+            long size, long quota, long revision, long compacted, List<StoreCapacity.Alarm> alarms) {
+        return new StoreCapacity(size, size / 2, quota, revision, compacted, Duration.ofHours(3), true, alarms);
     }
 
     @Test
@@ -149,7 +215,8 @@ class FenceLockHealthIndicatorTests {
     }
 
     private FenceLockHealthIndicator indicator(Duration cacheTtl) {
-        return new FenceLockHealthIndicator(this.client, Duration.ofSeconds(5), cacheTtl, this.nanos::get);
+        return new FenceLockHealthIndicator(
+                this.client, Duration.ofSeconds(5), cacheTtl, CapacityThresholds.DEFAULT, this.nanos::get);
     }
 
     /** The in-memory backend, with health answers a test decides. */

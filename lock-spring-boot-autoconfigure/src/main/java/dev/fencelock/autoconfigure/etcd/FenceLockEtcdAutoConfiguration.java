@@ -64,7 +64,9 @@ public final class FenceLockEtcdAutoConfiguration {
                 .namespace(properties.getNamespace())
                 .connectTimeout(etcd.getConnectTimeout())
                 .requestTimeout(etcd.getRequestTimeout())
-                .attemptTimeout(etcd.getAttemptTimeout());
+                .attemptTimeout(etcd.getAttemptTimeout())
+                .quotaBackendBytes(etcd.getQuotaBackendBytes().toBytes())
+                .capacityCheckInterval(etcd.getCapacityCheckInterval());
         String username = connectionDetails.getUsername();
         String password = connectionDetails.getPassword();
         if (username != null && password != null) {

@@ -1,6 +1,7 @@
 package dev.fencelock.autoconfigure.health;
 
 import dev.fencelock.LockClient;
+import dev.fencelock.actuate.CapacityThresholds;
 import dev.fencelock.actuate.FenceLockHealthIndicator;
 import dev.fencelock.autoconfigure.FenceLockAutoConfiguration;
 import dev.fencelock.autoconfigure.FenceLockProperties;
@@ -38,6 +39,16 @@ public final class FenceLockHealthContributorAutoConfiguration {
             throw new IllegalStateException(
                     "fencelock.health.cache-ttl must not be negative, but was " + health.getCacheTtl());
         }
-        return new FenceLockHealthIndicator(client, timeout, health.getCacheTtl());
+        FenceLockProperties.Health.Capacity capacity = health.getCapacity();
+        CapacityThresholds thresholds;
+        try {
+            thresholds = new CapacityThresholds(
+                    capacity.getDbSizeWarning(),
+                    capacity.getRevisionsSinceCompactionWarning(),
+                    capacity.getTimeSinceCompactionWarning());
+        } catch (IllegalArgumentException ex) {
+            throw new IllegalStateException("fencelock.health.capacity.*: " + ex.getMessage(), ex);
+        }
+        return new FenceLockHealthIndicator(client, timeout, health.getCacheTtl(), thresholds);
     }
 }

@@ -14,6 +14,7 @@ import dev.fencelock.autoconfigure.FenceLockAutoConfiguration;
 import dev.fencelock.autoconfigure.etcd.FenceLockEtcdAutoConfiguration;
 import dev.fencelock.metrics.BackendMetrics;
 import dev.fencelock.metrics.LockMetrics;
+import dev.fencelock.spi.StoreCapacity;
 import dev.fencelock.spi.WriteOperation;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.distribution.HistogramSnapshot;
@@ -25,6 +26,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
@@ -259,7 +261,8 @@ class FenceLockMetricsAutoConfigurationTests {
         while (series.find()) {
             queried.add(series.group());
         }
-        assertThat(queried).contains("fencelock_commit_seconds_bucket", "fencelock_hot_waiters");
+        assertThat(queried)
+                .contains("fencelock_commit_seconds_bucket", "fencelock_hot_waiters", "fencelock_store_size_bytes");
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(
                         FenceLockEtcdAutoConfiguration.class,
@@ -278,6 +281,10 @@ class FenceLockMetricsAutoConfigurationTests {
                         lease.renew();
                     }
                     context.getBean(BackendMetrics.class).committed(WriteOperation.ACQUIRE, Duration.ofMillis(3));
+                    // The etcd backend reports its store's capacity with its checks; the in-memory one never does.
+                    context.getBean(BackendMetrics.class)
+                            .capacityChecked(new StoreCapacity(
+                                    1 << 20, 1 << 19, 2L << 30, 1200, 1000, Duration.ofMinutes(5), true, List.of()));
                     String scrape =
                             context.getBean(PrometheusMeterRegistry.class).scrape();
                     assertThat(queried)
@@ -358,7 +365,10 @@ class FenceLockMetricsAutoConfigurationTests {
                             .acquire(request("order:10"))
                             .release();
                     MeterRegistry registry = context.getBean(MeterRegistry.class);
-                    assertThat(registry.get("fencelock.acquire").timer().count())
+                    assertThat(registry.get("fencelock.acquire")
+                                    .tag("outcome", "acquired")
+                                    .timer()
+                                    .count())
                             .isOne();
                     assertThat(registry.find("fencelock.active").gauge()).isNotNull();
                 });
@@ -407,7 +417,11 @@ class FenceLockMetricsAutoConfigurationTests {
                     context.getBean(LockClient.class)
                             .acquire(request("order:7"))
                             .release();
-                    assertThat(own.get("fencelock.acquire").timer().count()).isOne();
+                    assertThat(own.get("fencelock.acquire")
+                                    .tag("outcome", "acquired")
+                                    .timer()
+                                    .count())
+                            .isOne();
                 });
     }
 
