@@ -34,6 +34,7 @@ public class FencingTokenRejectedException extends LockException {
 
     public FencingTokenRejectedException(String resource, long token, String message, RefusedBy refusedBy) {
         super(message);
+        resourceIfUnnamed(resource);
         this.resource = resource;
         this.token = token;
         this.refusedBy = refusedBy;
