@@ -392,8 +392,10 @@ public final class LockClient implements AutoCloseable {
                 if (cause instanceof LockException lockFailure) {
                     lockFailure.resourceIfUnnamed(command.resource().value());
                 }
-                this.events.acquireFailed(
-                        command.resource(), attempt.lockName(), cause, waited, command.waitForRelease());
+                if (!attempt.endedAsPoll(cause)) {
+                    this.events.acquireFailed(
+                            command.resource(), attempt.lockName(), cause, waited, command.waitForRelease());
+                }
                 result.completeExceptionally(cause);
                 return;
             }

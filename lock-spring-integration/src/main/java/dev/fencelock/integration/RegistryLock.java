@@ -152,10 +152,14 @@ final class RegistryLock implements FencedLock {
         while (true) {
             long remaining = (waitNanos == Long.MAX_VALUE) ? Long.MAX_VALUE : deadline - System.nanoTime();
             Duration wait = Duration.ofNanos(Math.max(0, Math.min(remaining, saturatedNanos(maxWait))));
+            // A registry lock that is not had within the time given is a false or another round, not a
+            // failure: a leader election's follower asks every heartbeat, and its short rounds end
+            // before a loaded etcd answers. Only what changes something reaches metrics and audit.
             LockRequest request = LockRequest.builder(this.resource)
                     .leaseTtl(leaseTtl)
                     .waitTimeout(wait)
                     .lockName(RegistrySettings.LOCK_NAME)
+                    .poll(true)
                     .build();
             try {
                 LockLease lease = this.settings.client().acquire(request);
