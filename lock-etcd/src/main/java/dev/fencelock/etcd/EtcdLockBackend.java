@@ -215,13 +215,17 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
 
     @Override
     public CompletableFuture<Boolean> release(BackendLock lock) {
-        return this.releases.release((EtcdLock) lock);
+        EtcdLock etcdLock = (EtcdLock) lock;
+        this.sessions.expireIfPastDeadline(etcdLock.session);
+        return this.releases.release(etcdLock);
     }
 
     /** Releases without sending at once: the delete rides on a later Txn ({@link LockReleases#releaseDeferred}). */
     @Override
     public CompletableFuture<Boolean> releaseDeferred(BackendLock lock) {
-        return this.releases.releaseDeferred((EtcdLock) lock);
+        EtcdLock etcdLock = (EtcdLock) lock;
+        this.sessions.expireIfPastDeadline(etcdLock.session);
+        return this.releases.releaseDeferred(etcdLock);
     }
 
     @Override
