@@ -1,5 +1,6 @@
 package dev.fencelock.audit;
 
+import dev.fencelock.AcquireOutcome;
 import dev.fencelock.FencingTokenRejectedException;
 import dev.fencelock.LockEventListener;
 import dev.fencelock.LockLease;
@@ -47,7 +48,29 @@ public final class LockAuditLog implements LockEventListener {
 
     @Override
     public void acquireFailed(ResourceName resource, String lockName, Throwable cause, Duration waited) {
-        debug("acquire", cause.getClass().getSimpleName(), resource.value(), lockName, 0, 0, waited);
+        acquireFailed(resource, lockName, cause, waited, true);
+    }
+
+    /**
+     * A failed acquisition, with the outcome the {@code fencelock.acquire} meter uses ({@link
+     * AcquireOutcome}: a try that found the lock held is {@code conflict}) and the exception's name.
+     */
+    @Override
+    public void acquireFailed(
+            ResourceName resource, String lockName, Throwable cause, Duration waited, boolean queued) {
+        if (audit.isDebugEnabled()) {
+            audit.debug(
+                    LINE + " exception={}",
+                    "acquire",
+                    AcquireOutcome.of(cause, queued),
+                    quoteSafe(resource.value()),
+                    quoteSafe(lockName),
+                    0,
+                    0,
+                    quoteSafe(this.instanceId),
+                    waited.toMillis(),
+                    cause.getClass().getSimpleName());
+        }
     }
 
     @Override
