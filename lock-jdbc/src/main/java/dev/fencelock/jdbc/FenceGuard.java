@@ -150,13 +150,14 @@ public final class FenceGuard {
             throw new FencingTokenRejectedException(
                     resource,
                     fence.token(),
-                    "Lock on '" + preview(resource) + "' is no longer held (lease lost, released or expired);"
+                    "Lock on '" + GuardMessages.preview(resource)
+                            + "' is no longer held (lease lost, released or expired);"
                             + " refused the write with fencing token " + fence.token()
                             + " before it reached the database. Roll back and acquire the lock again.",
                     FencingTokenRejectedException.RefusedBy.CLIENT);
         }
         if (resource.indexOf(SCOPE_SEPARATOR) >= 0) {
-            throw new InvalidLockKeyException("Lock resource '" + preview(resource)
+            throw new InvalidLockKeyException("Lock resource '" + GuardMessages.preview(resource)
                     + "' contains U+001F, which separates a fence row's scope from its resource; nothing was written.");
         }
         String key = rowKey(resource);
@@ -185,7 +186,11 @@ public final class FenceGuard {
         }
         if (!verdict.accepted()) {
             throw new FencingTokenRejectedException(
-                    resource, token, GuardMessages.rejection(this.table, resource, token, verdict.storedToken()));
+                    resource,
+                    token,
+                    verdict.storedToken(),
+                    GuardMessages.rejection(this.table, resource, token, verdict.storedToken()),
+                    FencingTokenRejectedException.RefusedBy.FENCE_TABLE);
         }
         return verdict.rowLocked();
     }
@@ -327,10 +332,6 @@ public final class FenceGuard {
         }
     }
 
-    private static String preview(String resource) {
-        return GuardMessages.preview(resource);
-    }
-
     @Override
     public String toString() {
         String dialect = (this.configuredDialect != null) ? this.configuredDialect.name() : "detected";
@@ -461,7 +462,7 @@ public final class FenceGuard {
          */
         public FenceGuard build() {
             if (this.scope != null && !isValidScope(this.scope)) {
-                throw new IllegalArgumentException("Fence scope '" + preview(this.scope)
+                throw new IllegalArgumentException("Fence scope '" + GuardMessages.preview(this.scope)
                         + "' must be 1 to 128 printable characters without leading or trailing white space");
             }
             if (this.scopeRollout && this.scope == null) {

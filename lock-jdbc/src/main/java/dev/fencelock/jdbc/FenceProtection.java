@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.UnaryOperator;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
@@ -42,6 +43,8 @@ import org.jspecify.annotations.Nullable;
  * back-office tools, never set by FenceLock.
  */
 public final class FenceProtection {
+
+    private static final Pattern STALE_MESSAGE = Pattern.compile("fencelock: stale -?\\d+ < (\\d+)");
 
     /** SQLSTATE of a write that carries no fence (MariaDB: {@code 45F01}). */
     public static final String NO_FENCE = "FL001";
@@ -207,12 +210,19 @@ public final class FenceProtection {
         FencingTokenRejectedException rejection = new FencingTokenRejectedException(
                 resource,
                 token,
+                acceptedToken(refusal),
                 "Fencing token " + token + " for '" + resource + "' was refused by a protected table in the database ("
                         + refusal.getMessage() + "): a newer lock holder already wrote. This process lost the lock;"
                         + " roll back the transaction and do not retry with the same lock.",
                 FencingTokenRejectedException.RefusedBy.PROTECTED_TABLE);
         rejection.initCause(failure);
         return rejections.apply(rejection);
+    }
+
+    /** The newer token named by a trigger's "fencelock: stale T < S for key" message, if it is there. */
+    private static @Nullable Long acceptedToken(SQLException refusal) {
+        Matcher stale = STALE_MESSAGE.matcher(String.valueOf(refusal.getMessage()));
+        return stale.find() ? Long.valueOf(stale.group(1)) : null;
     }
 
     /** {@link #NO_FENCE}, {@link #STALE} or {@link #NESTED} for a refusal of any database. */
