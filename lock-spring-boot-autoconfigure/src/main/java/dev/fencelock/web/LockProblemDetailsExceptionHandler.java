@@ -34,7 +34,8 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
  * </table>
  *
  * <p>Properties: {@code resource} (the lock's resource, when the exception knows it), {@code
- * fencingToken} (the refused or lost token) and {@code refusedBy} ({@code client}: this instance
+ * fencingToken} (the refused or lost token), {@code acceptedToken} (the newer token the database had
+ * already accepted, when its refusal reports it) and {@code refusedBy} ({@code client}: this instance
  * refused the write or found the loss itself; {@code database}: one of the database's checks
  * refused it). The {@code detail} is the exception's message, except for an unavailable
  * lock store, whose message names the store's endpoints.
@@ -61,6 +62,7 @@ public class LockProblemDetailsExceptionHandler {
         ProblemDetail problem =
                 problem(HttpStatus.CONFLICT, "stale-fencing-token", "Stale fencing token: write refused", ex);
         problem.setProperty("fencingToken", ex.getToken());
+        ex.getAcceptedToken().ifPresent((accepted) -> problem.setProperty("acceptedToken", accepted));
         problem.setProperty("refusedBy", refusedBy(ex.refusedBy()));
         return ResponseEntity.status(HttpStatus.CONFLICT).body(problem);
     }
@@ -77,6 +79,9 @@ public class LockProblemDetailsExceptionHandler {
                 refusal = rejected;
                 break;
             }
+        }
+        if (refusal != null) {
+            refusal.getAcceptedToken().ifPresent((accepted) -> problem.setProperty("acceptedToken", accepted));
         }
         problem.setProperty("refusedBy", refusedBy((refusal != null) ? refusal.refusedBy() : RefusedBy.CLIENT));
         return ResponseEntity.status(HttpStatus.CONFLICT).body(problem);

@@ -25,13 +25,13 @@ class FailingController {
     @GetMapping("/stale")
     String stale() {
         throw new FencingTokenRejectedException(
-                "stock:apple", 7, "Token 7 for 'stock:apple' is stale", RefusedBy.FENCE_TABLE);
+                "stock:apple", 7, 9L, "Token 7 for 'stock:apple' is stale", RefusedBy.FENCE_TABLE);
     }
 
     @GetMapping("/lost")
     String lost() {
         LockLostException lost = new LockLostException("Lock 'stock:apple' was lost", "stock:apple", 8, null);
-        lost.addSuppressed(new FencingTokenRejectedException("stock:apple", 8, "refused", RefusedBy.FENCE_TABLE));
+        lost.addSuppressed(new FencingTokenRejectedException("stock:apple", 8, 9L, "refused", RefusedBy.FENCE_TABLE));
         throw lost;
     }
 

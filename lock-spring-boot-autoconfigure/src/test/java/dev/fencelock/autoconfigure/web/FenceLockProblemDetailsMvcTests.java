@@ -52,6 +52,7 @@ class FenceLockProblemDetailsMvcTests {
                 .andExpect(jsonPath("$.detail").value("Token 7 for 'stock:apple' is stale"))
                 .andExpect(jsonPath("$.resource").value("stock:apple"))
                 .andExpect(jsonPath("$.fencingToken").value(7))
+                .andExpect(jsonPath("$.acceptedToken").value(9))
                 .andExpect(jsonPath("$.refusedBy").value("database")));
     }
 
@@ -64,10 +65,12 @@ class FenceLockProblemDetailsMvcTests {
                     .andExpect(jsonPath("$.type").value("https://fencelock.dev/problems/lock-lost"))
                     .andExpect(jsonPath("$.resource").value("stock:apple"))
                     .andExpect(jsonPath("$.fencingToken").value(8))
+                    .andExpect(jsonPath("$.acceptedToken").value(9))
                     .andExpect(jsonPath("$.refusedBy").value("database"));
             // Without a refused write, this instance found the loss itself.
             mvc.perform(get("/lost-alone"))
                     .andExpect(status().isConflict())
+                    .andExpect(jsonPath("$.acceptedToken").doesNotExist())
                     .andExpect(jsonPath("$.refusedBy").value("client"));
         });
     }

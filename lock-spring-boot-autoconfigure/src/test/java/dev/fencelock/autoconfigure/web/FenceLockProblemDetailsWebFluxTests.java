@@ -44,6 +44,8 @@ class FenceLockProblemDetailsWebFluxTests {
                 .isEqualTo("stock:apple")
                 .jsonPath("$.fencingToken")
                 .isEqualTo(7)
+                .jsonPath("$.acceptedToken")
+                .isEqualTo(9)
                 .jsonPath("$.refusedBy")
                 .isEqualTo("database"));
     }
