@@ -41,13 +41,12 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>This type wires the pieces and holds the entry points. Where each part of the protocol lives:
  * {@link AcquireAttempt} (one acquisition), {@link LockReleases} and {@link LockRenewals} (release
- * and {@code renew()} of a held lock), {@link PutBatch} and {@link DeleteBatch} (shared
- * Txns, deferred releases), {@link GuardedDeletes} (background deletes, abandon markers), {@link
- * SessionLeases} (leases, keep-alives, local deadline), {@link ResourceWatch} and {@link
- * QueueMirror} (the shared watch and the queue it mirrors), {@link HeldKeysWatch} (a holder
- * learns that its key was deleted), {@link EtcdFailures} (what a failure says about a write),
- * {@link EtcdAdministration} (health, queue, force-release), {@link NamespaceRegistry} (namespaces
- * never nest).
+ * and {@code renew()} of a held lock), {@link PutBatch} and {@link DeleteBatch} (shared Txns,
+ * deferred releases), {@link GuardedDeletes} (background deletes, abandon markers), {@link
+ * SessionLeases} (leases, keep-alives, local deadline), {@link ResourceWatch} and {@link QueueMirror}
+ * (the shared watch and the queue it mirrors), {@link HeldKeysWatch} (a holder learns that its key
+ * was deleted), {@link EtcdFailures} (what a failure says about a write), {@link EtcdAdministration}
+ * (health, queue, force-release), {@link NamespaceRegistry} (namespaces never nest).
  */
 public final class EtcdLockBackend implements LockBackend, LockAdministration {
 
@@ -97,8 +96,8 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
         this.administration = new EtcdAdministration(this.calls, this.keys, this.sessions, this.deleteBatch, this.held);
         this.heldKeys = new HeldKeysWatch(this.calls, this.keys.locksPrefix(), this.held);
         this.renewals = new LockRenewals(this.calls, this.sessions);
-        this.releases =
-                new LockReleases(this.calls, this.watches, this.deleteBatch, this.puts, this.deletes, this.held);
+        this.releases = new LockReleases(
+                this.calls, this.sessions, this.watches, this.deleteBatch, this.puts, this.deletes, this.held);
         new OrphanSweep(
                         this.calls,
                         this.sessions,
@@ -220,17 +219,13 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
 
     @Override
     public CompletableFuture<Boolean> release(BackendLock lock) {
-        EtcdLock etcdLock = (EtcdLock) lock;
-        this.sessions.expireIfPastDeadline(etcdLock.session);
-        return this.releases.release(etcdLock);
+        return this.releases.release((EtcdLock) lock);
     }
 
     /** Releases without sending at once: the delete rides on a later Txn ({@link LockReleases#releaseDeferred}). */
     @Override
     public CompletableFuture<Boolean> releaseDeferred(BackendLock lock) {
-        EtcdLock etcdLock = (EtcdLock) lock;
-        this.sessions.expireIfPastDeadline(etcdLock.session);
-        return this.releases.releaseDeferred(etcdLock);
+        return this.releases.releaseDeferred((EtcdLock) lock);
     }
 
     @Override
