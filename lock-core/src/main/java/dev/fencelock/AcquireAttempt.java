@@ -6,10 +6,10 @@ import java.time.Duration;
 import java.util.UUID;
 
 /**
- * A request checked against a client's settings: the bounded command for the backend, and the
- * lock name its events carry.
+ * A request checked against a client's settings: the bounded command for the backend, the lock
+ * name its events carry, and whether it is a poll ({@link LockRequest#poll()}).
  */
-record AcquireAttempt(AcquireCommand command, String lockName) {
+record AcquireAttempt(AcquireCommand command, String lockName, boolean poll) {
 
     /**
      * Validates and bounds {@code request}; without {@code wait} it becomes a try-lock whose wait
@@ -43,7 +43,21 @@ record AcquireAttempt(AcquireCommand command, String lockName) {
         String lockName = (request.lockName() != null) ? request.lockName() : LockEventListener.UNNAMED;
         LockKind kind = (request.permits() > 1) ? LockKind.permits(request.permits()) : kindOf(request.mode());
         return new AcquireAttempt(
-                new AcquireCommand(resource, requestId, ttlSeconds, queue, deadlineNanos, generated, kind), lockName);
+                new AcquireCommand(resource, requestId, ttlSeconds, queue, deadlineNanos, generated, kind),
+                lockName,
+                request.poll());
+    }
+
+    /**
+     * Whether {@code failure} is a poll's routine end: the lock stayed busy, or the wait ran out
+     * before the store answered. Listeners are not told of it.
+     */
+    boolean endedAsPoll(Throwable failure) {
+        if (!this.poll) {
+            return false;
+        }
+        return failure instanceof LockAcquisitionTimeoutException
+                || (failure instanceof LockBackendUnavailableException && this.command.remainingNanos() == 0);
     }
 
     private static LockKind kindOf(LockMode mode) {

@@ -48,6 +48,7 @@ public class FencingTokenRejectedException extends LockException {
     public FencingTokenRejectedException(
             String resource, long token, @Nullable Long acceptedToken, String message, RefusedBy refusedBy) {
         super(message);
+        resourceIfUnnamed(resource);
         this.resource = resource;
         this.token = token;
         this.acceptedToken = acceptedToken;

@@ -124,7 +124,8 @@ public final class LockClient implements AutoCloseable {
         } catch (TimeoutException ex) {
             future.cancel(true);
             throw new LockBackendUnavailableException("Lock backend " + this.backend.describe()
-                    + " did not answer for lock '" + attempt.command().resource() + "' in time");
+                            + " did not answer for lock '" + attempt.command().resource() + "' in time")
+                    .resourceIfUnnamed(attempt.command().resource().value());
         } catch (ExecutionException ex) {
             throw rethrow(ex.getCause());
         }
@@ -165,8 +166,9 @@ public final class LockClient implements AutoCloseable {
             for (AcquireAttempt attempt : attempts) {
                 if (attempt.command().remainingNanos() == 0) {
                     throw new LockAcquisitionTimeoutException("The wait time of acquireAll ran out before lock '"
-                            + attempt.command().resource() + "', the " + (taken.size() + 1) + ". of " + attempts.size()
-                            + "; the locks taken were released");
+                                    + attempt.command().resource() + "', the " + (taken.size() + 1) + ". of "
+                                    + attempts.size() + "; the locks taken were released")
+                            .resourceIfUnnamed(attempt.command().resource().value());
                 }
                 taken.add(await(attempt));
             }
@@ -362,7 +364,8 @@ public final class LockClient implements AutoCloseable {
         try {
             ticket = this.admission.admit(command.resource());
         } catch (LockQueueFullException full) {
-            return CompletableFuture.failedFuture(full);
+            return CompletableFuture.failedFuture(
+                    full.resourceIfUnnamed(command.resource().value()));
         }
         long started = System.nanoTime();
         int waiting = ticket.attemptsAtAdmission();
@@ -386,8 +389,13 @@ public final class LockClient implements AutoCloseable {
             this.hotResources.record(
                     command.resource(), waited.toNanos(), waiting, cause instanceof LockAcquisitionTimeoutException);
             if (cause != null) {
-                this.events.acquireFailed(
-                        command.resource(), attempt.lockName(), cause, waited, command.waitForRelease());
+                if (cause instanceof LockException lockFailure) {
+                    lockFailure.resourceIfUnnamed(command.resource().value());
+                }
+                if (!attempt.endedAsPoll(cause)) {
+                    this.events.acquireFailed(
+                            command.resource(), attempt.lockName(), cause, waited, command.waitForRelease());
+                }
                 result.completeExceptionally(cause);
                 return;
             }

@@ -154,6 +154,13 @@ final class LockHold implements LockLease {
         }
         BackendLock lock = this.acquisition.lock();
         this.releasedValid = lock.isValid();
+        if (!this.releasedValid) {
+            // Its validity ran out, but nothing may have said so yet: a process that slept past the
+            // deadline can release before the backend's deadline check runs. It is lost, not just
+            // released: listeners (metrics, audit, the locked call) hear it before the release.
+            lock.markLost(new LockLostException("Lock '" + resource() + "' (token " + fencingToken()
+                    + ") was lost: its validity had run out when its holder released it"));
+        }
         if (!this.client.acquisitions().dropHold(this.acquisition)) {
             return Optional.empty();
         }

@@ -33,6 +33,8 @@ public final class LockRequest {
 
     private final int permits;
 
+    private final boolean poll;
+
     private LockRequest(Builder builder) {
         this.resource = builder.resource;
         this.requestId = builder.requestId;
@@ -41,6 +43,7 @@ public final class LockRequest {
         this.lockName = builder.lockName;
         this.mode = builder.mode;
         this.permits = builder.permits;
+        this.poll = builder.poll;
     }
 
     /** A request for {@code resource} with the client's default lease TTL and wait timeout. */
@@ -83,6 +86,11 @@ public final class LockRequest {
         return this.permits;
     }
 
+    /** Whether this acquisition is one poll of a caller that asks again and again ({@link Builder#poll(boolean)}). */
+    public boolean poll() {
+        return this.poll;
+    }
+
     @Override
     public String toString() {
         return "LockRequest[resource=" + this.resource + ", requestId=" + this.requestId + ", leaseTtl=" + this.leaseTtl
@@ -105,6 +113,8 @@ public final class LockRequest {
         private LockMode mode = LockMode.EXCLUSIVE;
 
         private int permits = 1;
+
+        private boolean poll;
 
         private Builder(String resource) {
             this.resource = Objects.requireNonNull(resource, "resource must not be null");
@@ -165,6 +175,19 @@ public final class LockRequest {
                 throw new IllegalArgumentException("permits must be at least 1, was " + permits);
             }
             this.permits = permits;
+            return this;
+        }
+
+        /**
+         * Marks this acquisition as one poll of a caller that asks again and again until it gets the
+         * lock, such as a leader election's follower. A poll that ends without the lock because the
+         * lock stayed busy, or because its wait ran out before the store answered, changed nothing:
+         * event listeners (metrics, the audit log) are not told of it, and a short poll's deadline
+         * says nothing about the store's health. A poll that gets the lock, or fails before its
+         * deadline, is reported as any acquisition is.
+         */
+        public Builder poll(boolean poll) {
+            this.poll = poll;
             return this;
         }
 

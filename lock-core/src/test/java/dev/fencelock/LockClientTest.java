@@ -197,6 +197,58 @@ class LockClientTest {
     }
 
     @Test
+    void aPollThatEndsWithoutTheLockAtItsDeadlineIsNotReportedButItsOtherEndingsAre() {
+        LockRequest poll = LockRequest.builder("leader")
+                .waitTimeout(Duration.ofMillis(1))
+                .poll(true)
+                .build();
+        // Busy: the poll's routine answer.
+        CompletableFuture<LockLease> busy = this.client.acquireAsync(poll);
+        this.backend.acquires.get(0).future().completeExceptionally(new LockAcquisitionTimeoutException("busy"));
+        // Its wait ran out before the store answered: says nothing about the store.
+        CompletableFuture<LockLease> late = this.client.acquireAsync(poll);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> this.backend.acquires.get(1).command().remainingNanos() == 0);
+        this.backend
+                .acquires
+                .get(1)
+                .future()
+                .completeExceptionally(new LockOutcomeUnknownException(
+                        "etcd did not answer within the wait time", new IllegalStateException("no answer")));
+        assertThat(busy).isCompletedExceptionally();
+        assertThat(late).isCompletedExceptionally();
+        assertThat(this.events.of("acquireFailed")).isEmpty();
+
+        // A store that refuses before the deadline is reported, poll or not.
+        CompletableFuture<LockLease> refused = this.client.acquireAsync(LockRequest.builder("leader")
+                .waitTimeout(Duration.ofMinutes(1))
+                .poll(true)
+                .build());
+        LockBackendUnavailableException down = new LockBackendUnavailableException("connection refused");
+        this.backend.acquires.get(2).future().completeExceptionally(down);
+        assertThat(refused).isCompletedExceptionally();
+        // And a poll that gets the lock is reported as any acquisition.
+        this.client.acquireAsync(poll);
+        this.backend.grant(3);
+        assertThat(this.events.events)
+                .extracting(RecordingEventListener.Event::kind, RecordingEventListener.Event::cause)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple("acquireFailed", down),
+                        org.assertj.core.groups.Tuple.tuple("acquired", null));
+    }
+
+    @Test
+    void anAcquisitionThatIsNotAPollIsReportedWhenItEndsWithoutTheLock() {
+        this.client.acquireAsync(LockRequest.of("leader"));
+        LockAcquisitionTimeoutException busy = new LockAcquisitionTimeoutException("busy");
+        this.backend.acquires.get(0).future().completeExceptionally(busy);
+        assertThat(this.events.of("acquireFailed"))
+                .singleElement()
+                .satisfies(event -> assertThat(event.cause()).isSameAs(busy));
+        assertThat(busy.resource()).as("the failure names its resource").contains("leader");
+    }
+
+    @Test
     void aLockGrantedAfterTheCallerGaveUpIsHandedStraightBack() {
         this.backend.ignoreCancel = true;
         CompletableFuture<LockLease> abandoned = this.client.acquireAsync(LockRequest.of("order:42"));

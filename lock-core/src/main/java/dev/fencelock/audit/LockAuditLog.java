@@ -1,5 +1,6 @@
 package dev.fencelock.audit;
 
+import dev.fencelock.AcquireOutcome;
 import dev.fencelock.FencingTokenRejectedException;
 import dev.fencelock.LockEventListener;
 import dev.fencelock.LockLease;
@@ -47,7 +48,29 @@ public final class LockAuditLog implements LockEventListener {
 
     @Override
     public void acquireFailed(ResourceName resource, String lockName, Throwable cause, Duration waited) {
-        debug("acquire", cause.getClass().getSimpleName(), resource.value(), lockName, 0, 0, waited);
+        acquireFailed(resource, lockName, cause, waited, true);
+    }
+
+    /**
+     * A failed acquisition, with the outcome the {@code fencelock.acquire} meter uses ({@link
+     * AcquireOutcome}: a try that found the lock held is {@code conflict}) and the exception's name.
+     */
+    @Override
+    public void acquireFailed(
+            ResourceName resource, String lockName, Throwable cause, Duration waited, boolean queued) {
+        if (audit.isDebugEnabled()) {
+            audit.debug(
+                    LINE + " exception={}",
+                    "acquire",
+                    AcquireOutcome.of(cause, queued),
+                    quoteSafe(resource.value()),
+                    quoteSafe(lockName),
+                    0,
+                    0,
+                    quoteSafe(this.instanceId),
+                    waited.toMillis(),
+                    cause.getClass().getSimpleName());
+        }
     }
 
     @Override
@@ -155,9 +178,39 @@ public final class LockAuditLog implements LockEventListener {
         }
     }
 
-    /** Records a write the data store refused for a stale fencing token. */
+    /**
+     * Records a write refused for a stale fencing token, when nothing is known of the lock behind it
+     * (lock {@code "-"}, lease 0) beyond what the exception says.
+     */
     public void fencingRejected(FencingTokenRejectedException rejection) {
-        log("fencing", "rejected", rejection.getResource(), "-", 0, rejection.getToken(), Duration.ZERO);
+        fencingRejected(rejection, "-", 0);
+    }
+
+    /**
+     * Records a write refused for a stale fencing token, with the lock name and lease of the
+     * writer's fence and who refused it: {@code refusedBy=client} (this instance, before sending the
+     * write, because it knew its lock was lost), or the database's check that did: {@code
+     * fence-table}, {@code protected-table} or {@code row}.
+     */
+    public void fencingRejected(FencingTokenRejectedException rejection, String lockName, long leaseId) {
+        if (audit.isInfoEnabled()) {
+            audit.info(
+                    LINE + " refusedBy={}",
+                    "fencing",
+                    "rejected",
+                    quoteSafe(rejection.getResource()),
+                    quoteSafe(lockName),
+                    leaseId,
+                    rejection.getToken(),
+                    quoteSafe(this.instanceId),
+                    0,
+                    refusedBy(rejection.refusedBy()));
+        }
+    }
+
+    /** How a refusal's origin is written in the audit line. */
+    static String refusedBy(FencingTokenRejectedException.RefusedBy refusedBy) {
+        return refusedBy.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
     }
 
     private void log(

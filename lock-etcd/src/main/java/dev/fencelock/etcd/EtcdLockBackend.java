@@ -39,15 +39,14 @@ import java.util.concurrent.ConcurrentHashMap;
  *       outcome deletes its key, retrying in the background while its session lives.
  * </ul>
  *
- * <p>This type wires the pieces and holds the entry points. Where each part of the protocol lives:
- * {@link AcquireAttempt} (one acquisition), {@link LockReleases} and {@link LockRenewals} (release
- * and {@code renew()} of a held lock), {@link PutBatch} and {@link DeleteBatch} (shared
- * Txns, deferred releases), {@link GuardedDeletes} (background deletes, abandon markers), {@link
- * SessionLeases} (leases, keep-alives, local deadline), {@link ResourceWatch} and {@link
- * QueueMirror} (the shared watch and the queue it mirrors), {@link HeldKeysWatch} (a holder
- * learns that its key was deleted), {@link EtcdFailures} (what a failure says about a write),
- * {@link EtcdAdministration} (health, queue, force-release) with {@link StoreCapacityProbe} (etcd's
- * room), {@link NamespaceRegistry} (namespaces never nest).
+ * <p>This type wires the pieces and holds the entry points. Where each part of the protocol lives: {@link
+ * AcquireAttempt} (one acquisition), {@link LockReleases} and {@link LockRenewals} (release and {@code renew()} of a
+ * held lock), {@link PutBatch} and {@link DeleteBatch} (shared Txns, deferred releases), {@link GuardedDeletes}
+ * (background deletes, abandon markers), {@link SessionLeases} (leases, keep-alives, local deadline), {@link
+ * ResourceWatch} and {@link QueueMirror} (the shared watch and the queue it mirrors), {@link HeldKeysWatch} (a holder
+ * learns that its key was deleted), {@link EtcdFailures} (what a failure says about a write), {@link
+ * EtcdAdministration} (health, queue, force-release) with {@link StoreCapacityProbe} (etcd's room), {@link
+ * NamespaceRegistry} (namespaces never nest).
  */
 public final class EtcdLockBackend implements LockBackend, LockAdministration {
 
@@ -100,8 +99,8 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
                 new EtcdAdministration(this.calls, this.keys, this.sessions, this.deleteBatch, this.held, capacity);
         this.heldKeys = new HeldKeysWatch(this.calls, this.keys.locksPrefix(), this.held);
         this.renewals = new LockRenewals(this.calls, this.sessions);
-        this.releases =
-                new LockReleases(this.calls, this.watches, this.deleteBatch, this.puts, this.deletes, this.held);
+        this.releases = new LockReleases(
+                this.calls, this.sessions, this.watches, this.deleteBatch, this.puts, this.deletes, this.held);
         new OrphanSweep(
                         this.calls,
                         this.sessions,
@@ -143,11 +142,11 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
 
     /**
      * Records this backend's namespace in the cluster's namespace registry (keys under {@code
-     * fencelock-namespaces/}) and completes with the registered namespaces that nest with it, such
-     * as {@code /fencelock} for {@code /fencelock/orders}: their keys would overlap (a key of {@code
-     * /fencelock/locks/x} is one of resource {@code x} of {@code /fencelock}), so such an
-     * application must not start. Empty when there is no conflict. Needs read access to the prefix
-     * {@code fencelock-namespaces/} and write access to this namespace's key in it.
+     * fencelock-namespaces/}) and completes with the registered namespaces that nest with it, such as {@code
+     * /fencelock} for {@code /fencelock/orders}: their keys would overlap (a key of {@code /fencelock/locks/x} is
+     * one of resource {@code x} of {@code /fencelock}), so such an application must not start. Empty when there is
+     * no conflict. Needs read access to the prefix {@code fencelock-namespaces/} and write access to this
+     * namespace's key in it.
      */
     public CompletableFuture<List<String>> registerNamespace() {
         return new NamespaceRegistry(this.calls, this.keys.namespace()).register();
@@ -179,13 +178,7 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
         return info;
     }
 
-    /**
-     * One session lease as seen locally.
-     *
-     * @param leaseId the etcd lease id
-     * @param validFor how long its locks are valid without a further keep-alive
-     * @param locks number of locks held on it
-     */
+    /** One session lease as seen locally: its etcd lease id, how long its locks stay valid without a keep-alive, its locks. */
     public record SessionInfo(long leaseId, Duration validFor, int locks) {}
 
     /** How many per-resource watches are open (one per resource with local waiters); for tests. */
@@ -238,10 +231,10 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
     }
 
     /**
-     * Checks once that etcd lets this client lock: that it accepts the connection (TLS, client
-     * certificate) and the credentials, and that they may read and write every key under the
-     * namespace. Writes nothing. Meant for startup, so a wrong password or a missing permission
-     * stops an application at once instead of failing its first lock.
+     * Checks once that etcd lets this client lock: that it accepts the connection (TLS, client certificate) and the
+     * credentials, and that they may read and write every key under the namespace. Writes nothing. Meant for
+     * startup, so a wrong password or a missing permission stops an application at once instead of failing its first
+     * lock.
      *
      * @return {@code true} when the check passed, {@code false} when etcd did not answer within
      *     {@code timeout}: locking fails until etcd can be reached, which the caller reports (the

@@ -12,6 +12,8 @@ final class LockReleases {
 
     private final EtcdCalls calls;
 
+    private final SessionLeases sessions;
+
     private final ResourceWatches watches;
 
     private final DeleteBatch deleteBatch;
@@ -24,12 +26,14 @@ final class LockReleases {
 
     LockReleases(
             EtcdCalls calls,
+            SessionLeases sessions,
             ResourceWatches watches,
             DeleteBatch deleteBatch,
             PutBatch puts,
             GuardedDeletes deletes,
             Map<String, EtcdLock> held) {
         this.calls = calls;
+        this.sessions = sessions;
         this.watches = watches;
         this.deleteBatch = deleteBatch;
         this.puts = puts;
@@ -43,6 +47,8 @@ final class LockReleases {
      * the same request id never finds the key neither held nor on its way out.
      */
     CompletableFuture<Boolean> release(EtcdLock lock) {
+        // A holder frozen past its session's deadline learns here that its locks are lost.
+        this.sessions.expireIfPastDeadline(lock.session);
         DeleteRequest request = new DeleteRequest(lock.key, lock.fencingToken(), this.watches.successorOf(lock));
         CompletableFuture<Void> settled = this.deletes.registerRemoval(lock.key);
         forget(lock);
@@ -56,6 +62,7 @@ final class LockReleases {
      * when the Txn commits, as with {@link #release}).
      */
     CompletableFuture<Boolean> releaseDeferred(EtcdLock lock) {
+        this.sessions.expireIfPastDeadline(lock.session);
         if (this.calls.isClosed()) {
             return release(lock);
         }

@@ -163,17 +163,28 @@ final class SessionLeases {
                 .scheduler()
                 .schedule(
                         () -> {
-                            if (System.nanoTime() - session.validUntilNanos() >= 0) {
-                                expire(
-                                        session,
-                                        "no keep-alive of lease " + session.leaseId
-                                                + " was confirmed before its local deadline");
-                            } else {
+                            if (!expireIfPastDeadline(session)) {
                                 scheduleDeadline(session);
                             }
                         },
                         Math.max(0, remaining),
                         TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Expires {@code session} now if its local deadline has passed. A process that was paused (a
+     * long GC, SIGSTOP) wakes up with its deadline passed, and its own threads may release a lock
+     * before the deadline task runs: the session must be expired first, so every lock on it is
+     * lost, and counted, together.
+     *
+     * @return whether the deadline had passed
+     */
+    boolean expireIfPastDeadline(SessionLease session) {
+        if (System.nanoTime() - session.validUntilNanos() < 0) {
+            return false;
+        }
+        expire(session, "no keep-alive of lease " + session.leaseId + " was confirmed before its local deadline");
+        return true;
     }
 
     /** Every lock on the session is lost; new acquisitions get a new session. */

@@ -12,6 +12,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.hibernate.resource.jdbc.spi.StatementInspector;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Hibernate {@link StatementInspector} that makes the {@code UPDATE}s and {@code DELETE}s of tables
@@ -33,6 +35,15 @@ import org.jspecify.annotations.Nullable;
 public final class FencingStatementInspector implements StatementInspector {
 
     private static final long serialVersionUID = 1L;
+
+    /**
+     * Logger of the statements as sent, with their fencing condition, at DEBUG. Hibernate's {@code
+     * org.hibernate.SQL} logs a statement before this inspector rewrites it, so it shows fenced
+     * updates and deletes without the condition.
+     */
+    public static final String LOGGER_NAME = "dev.fencelock.jpa.SQL";
+
+    private static final Logger logger = LoggerFactory.getLogger(LOGGER_NAME);
 
     private static final Pattern WRITE =
             Pattern.compile("\\s*(?:update|delete\\s+from)\\s+([^\\s(]+)\\s", Pattern.CASE_INSENSITIVE);
@@ -97,7 +108,9 @@ public final class FencingStatementInspector implements StatementInspector {
             }
             fenced = sql.substring(0, start) + " where (" + sql.substring(end) + ") and " + condition;
         }
-        return FencedRowComment.append(fenced, table, column);
+        String sent = FencedRowComment.append(fenced, table, column);
+        logger.debug("{}", sent);
+        return sent;
     }
 
     /**

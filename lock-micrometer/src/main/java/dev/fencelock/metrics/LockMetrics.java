@@ -1,15 +1,12 @@
 package dev.fencelock.metrics;
 
+import dev.fencelock.AcquireOutcome;
 import dev.fencelock.FencingTokenRejectedException;
 import dev.fencelock.HotResource;
-import dev.fencelock.LockAcquisitionTimeoutException;
-import dev.fencelock.LockBackendUnavailableException;
 import dev.fencelock.LockClient;
 import dev.fencelock.LockEventListener;
 import dev.fencelock.LockLease;
 import dev.fencelock.LockLostException;
-import dev.fencelock.LockOutcomeUnknownException;
-import dev.fencelock.LockStoreAccessDeniedException;
 import dev.fencelock.ResourceName;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -50,7 +47,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>An acquisition that found the lock held without queueing (a try) ends as {@code conflict}, one
  * that waited in vain as {@code timeout}; one whose write etcd never answered, so that it may have
- * been applied and is cleaned up behind it ({@link LockOutcomeUnknownException}), as {@code unknown}
+ * been applied and is cleaned up behind it ({@link dev.fencelock.LockOutcomeUnknownException}), as {@code unknown}
  * rather than {@code unavailable}. The backend's own meters are {@link BackendMetrics}'.
  *
  * <p>The counters of losses and rejections exist at zero from the first time a lock name is used:
@@ -130,8 +127,7 @@ public final class LockMetrics implements LockEventListener {
     public void acquireFailed(
             ResourceName resource, String lockName, Throwable cause, Duration waited, boolean queued) {
         registerCounters(lockName);
-        String outcome = (!queued && cause instanceof LockAcquisitionTimeoutException) ? "conflict" : outcomeOf(cause);
-        acquireTimer(lockName, outcome).record(waited);
+        acquireTimer(lockName, AcquireOutcome.of(cause, queued)).record(waited);
     }
 
     @Override
@@ -146,8 +142,10 @@ public final class LockMetrics implements LockEventListener {
 
     @Override
     public void renewed(LockLease lease, String lockName, Duration took, @Nullable Throwable failure) {
-        String outcome =
-                (failure == null) ? "renewed" : (failure instanceof LockLostException) ? "lost" : outcomeOf(failure);
+        // A renewal does not queue: its outcomes are the acquisition's, lost aside.
+        String outcome = (failure == null)
+                ? "renewed"
+                : (failure instanceof LockLostException) ? "lost" : AcquireOutcome.of(failure, true);
         renewTimer(lockName, outcome).record(took);
     }
 
@@ -234,21 +232,5 @@ public final class LockMetrics implements LockEventListener {
 
     private static String key(LockLease lease) {
         return lease.resource() + '\u0000' + lease.requestId();
-    }
-
-    private static String outcomeOf(Throwable cause) {
-        if (cause instanceof LockAcquisitionTimeoutException) {
-            return "timeout";
-        }
-        if (cause instanceof LockOutcomeUnknownException) {
-            return "unknown";
-        }
-        if (cause instanceof LockBackendUnavailableException) {
-            return "unavailable";
-        }
-        if (cause instanceof LockStoreAccessDeniedException) {
-            return "denied";
-        }
-        return "error";
     }
 }

@@ -185,6 +185,30 @@ class LockMetricsTest {
     }
 
     @Test
+    void aLockFoundHeldHasTheSameOutcomeInTheAuditLineAsInTheMeter() {
+        LockLease held = this.other.acquire(LockRequest.of("report"));
+        // What ShedLock's provider does: a try, which never waits.
+        assertThat(this.client.tryAcquire(
+                        LockRequest.builder("report").lockName("report").build()))
+                .isEmpty();
+        held.release();
+
+        assertThat(this.registry
+                        .get("fencelock.acquire")
+                        .tags("lock", "report", "outcome", "conflict")
+                        .timer()
+                        .count())
+                .isEqualTo(1);
+        assertThat(this.auditLines.list)
+                .extracting(ILoggingEvent::getFormattedMessage)
+                .filteredOn(line -> line.startsWith("event=acquire"))
+                .singleElement()
+                .satisfies(line -> assertThat(line)
+                        .startsWith("event=acquire outcome=conflict resource=\"report\" lock=\"report\"")
+                        .endsWith(" exception=LockAcquisitionTimeoutException"));
+    }
+
+    @Test
     void theHottestResourcesAreGaugedByRankNeverByName() {
         LockLease held = this.other.acquire(LockRequest.of("hot:1"));
         assertThatThrownBy(() -> this.client.acquire(LockRequest.builder("hot:1")

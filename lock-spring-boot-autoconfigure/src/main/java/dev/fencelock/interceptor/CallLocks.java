@@ -6,7 +6,7 @@ import dev.fencelock.LockLostException;
 import dev.fencelock.MultiLockLease;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -46,8 +46,9 @@ final class CallLocks {
         return this.leases.stream().allMatch(LockLease::isValid);
     }
 
-    void onLost(Consumer<LockLostException> listener) {
-        this.leases.forEach(lease -> lease.onLost(listener));
+    /** Tells {@code listener} of each lock that is lost, with the lock. */
+    void onLost(BiConsumer<LockLease, LockLostException> listener) {
+        this.leases.forEach(lease -> lease.onLost(cause -> listener.accept(lease, cause)));
     }
 
     /** Pushes one fence per lock, popped together when the scope closes. */

@@ -1,13 +1,13 @@
 package dev.fencelock.interceptor;
 
 import dev.fencelock.LockLostException;
+import dev.fencelock.StatementTally;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.Deque;
 import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -18,6 +18,12 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Each locked call on the thread keeps its own record, so an outer call also sees the
  * transactions of the locked calls nested in it.
+ *
+ * <p>Whether a committed transaction wrote: it did not when it was declared read-only, or when the
+ * statements the data layer reported in it ({@link StatementTally}) were all reads. Statements are
+ * counted to the innermost transaction open on the thread when they ran, so a {@code REQUIRES_NEW}
+ * transaction's statements are its own. A transaction that is not read-only and of whose statements
+ * nothing was reported may have written: that is said as it is.
  */
 final class CallTransactions {
 
@@ -34,13 +40,22 @@ final class CallTransactions {
 
     private final String description;
 
-    /** Transactions begun during the call and not ended yet, by identity. */
-    private final Set<Object> open = Collections.newSetFromMap(new IdentityHashMap<>());
+    /** Transactions begun during the call and not ended yet, in the order they began. */
+    private final List<Object> open = new ArrayList<>(2);
+
+    /** The statements reported in each open transaction so far, by identity. */
+    private final Map<Object, StatementTally.Counts> statements = new IdentityHashMap<>();
+
+    /** The thread's statement counts when this record last attributed them. */
+    private StatementTally.Counts seen;
 
     private int committed;
 
-    /** Committed transactions that were not read-only. */
+    /** Committed transactions in which a statement that may write ran. */
     private int committedWrites;
+
+    /** Committed transactions not declared read-only, of whose statements nothing was reported. */
+    private int committedUnknown;
 
     private int rolledBack;
 
@@ -53,6 +68,7 @@ final class CallTransactions {
     private CallTransactions(CallLocks locks, String description) {
         this.locks = locks;
         this.description = description;
+        this.seen = StatementTally.current();
     }
 
     /**
@@ -120,22 +136,51 @@ final class CallTransactions {
     }
 
     private synchronized void add(Object transaction) {
+        attributeStatements();
         this.open.add(transaction);
+        this.statements.put(transaction, StatementTally.Counts.NONE);
     }
 
     private synchronized boolean isOpen(Object transaction) {
-        return this.open.contains(transaction);
+        return indexOf(transaction) >= 0;
+    }
+
+    private int indexOf(Object transaction) {
+        for (int i = this.open.size() - 1; i >= 0; i--) {
+            if (this.open.get(i) == transaction) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** Counts the statements reported since the last event to the innermost open transaction. */
+    private void attributeStatements() {
+        StatementTally.Counts now = StatementTally.current();
+        if (!this.open.isEmpty()) {
+            this.statements.merge(
+                    this.open.get(this.open.size() - 1), now.since(this.seen), StatementTally.Counts::plus);
+        }
+        this.seen = now;
     }
 
     private synchronized void end(Object transaction, Ending ending, @Nullable Throwable failure, boolean readOnly) {
-        if (!this.open.remove(transaction)) {
+        int index = indexOf(transaction);
+        if (index < 0) {
             return;
         }
+        attributeStatements();
+        this.open.remove(index);
+        StatementTally.Counts ran = this.statements.remove(transaction);
         this.last = ending;
         switch (ending) {
             case COMMITTED -> {
                 this.committed++;
-                this.committedWrites += readOnly ? 0 : 1;
+                if (!readOnly && ran != null && ran.mayWrite() > 0) {
+                    this.committedWrites++;
+                } else if (!readOnly && (ran == null || ran.statements() == 0)) {
+                    this.committedUnknown++;
+                }
             }
             case ROLLED_BACK -> this.rolledBack++;
             case UNKNOWN -> {
@@ -164,13 +209,21 @@ final class CallTransactions {
                     + " the work again; a blind retry may do it twice.";
         }
         if (this.committedWrites > 0) {
-            return ", after " + this.committedWrites + " of its transactions had committed: what they wrote stays in"
-                    + " the database, what came after did not commit. Check what the database holds before doing the"
+            return ", after " + this.committedWrites
+                    + " of its transactions had committed writes: what they wrote stays"
+                    + " in the database, what came after did not commit. Check what the database holds before doing the"
                     + " work again; a blind retry would repeat the committed part.";
         }
+        if (this.committedUnknown > 0) {
+            return ", after " + this.committedUnknown
+                    + " of its transactions had committed. Whether they wrote anything"
+                    + " is not known: they were not declared read-only, and no statement of theirs was reported as a"
+                    + " read. If they wrote, it stays in the database and what came after did not commit. Check what"
+                    + " the database holds before doing the work again; a blind retry may repeat the committed part.";
+        }
         if (this.committed > 0 || this.rolledBack > 0) {
-            return "; its transactions were rolled back or read-only, so nothing it wrote in a transaction was"
-                    + " committed.";
+            return "; nothing was written: its transactions rolled back, or committed reads only (declared read-only,"
+                    + " or no statement that writes ran in them).";
         }
         if (!this.open.isEmpty()) {
             return "; its transaction was still open when the call ended: whatever commits it does so without the"

@@ -383,11 +383,15 @@ public class DistributedLockInterceptor implements MethodInterceptor {
             return null;
         }
         String what = (locks.leases().size() == 1) ? "was lost" : "were not all held to the end";
+        LockLease lostLease =
+                (watch.lost() != null) ? watch.lost() : locks.leases().get(0);
         LockLostException lost = new LockLostException(
                 capitalised(locks.resources()) + " (" + definition.lockDescription() + ", " + locks.tokens() + ") "
                         + what + " while " + LockDefinition.describe(definition.method()) + " ran"
                         + transactions.outcome()
                         + " If this repeats, raise fencelock.lease-ttl or check the connection to the lock store.",
+                lostLease.resource(),
+                lostLease.fencingToken(),
                 watch.cause());
         if (failure != null) {
             lost.addSuppressed(failure);

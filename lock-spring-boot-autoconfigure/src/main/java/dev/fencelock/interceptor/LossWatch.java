@@ -1,7 +1,8 @@
 package dev.fencelock.interceptor;
 
+import dev.fencelock.LockLease;
 import dev.fencelock.LockLostException;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -10,13 +11,15 @@ import org.jspecify.annotations.Nullable;
  * be removed, so the watch is detached instead: a loss after the call no longer interrupts a
  * thread that has moved on to other work.
  */
-final class LossWatch implements Consumer<LockLostException> {
+final class LossWatch implements BiConsumer<LockLease, LockLostException> {
 
     private final boolean interrupt;
 
     private @Nullable Thread thread;
 
     private @Nullable LockLostException cause;
+
+    private @Nullable LockLease lost;
 
     private boolean interrupted;
 
@@ -26,9 +29,10 @@ final class LossWatch implements Consumer<LockLostException> {
     }
 
     @Override
-    public synchronized void accept(LockLostException cause) {
+    public synchronized void accept(LockLease lease, LockLostException cause) {
         if (this.cause == null) {
             this.cause = cause;
+            this.lost = lease;
         }
         if (this.interrupt && this.thread != null) {
             this.interrupted = true;
@@ -44,5 +48,10 @@ final class LossWatch implements Consumer<LockLostException> {
 
     synchronized @Nullable LockLostException cause() {
         return this.cause;
+    }
+
+    /** The first lease reported lost, or {@code null}. */
+    synchronized @Nullable LockLease lost() {
+        return this.lost;
     }
 }

@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import dev.fencelock.FencingContext;
 import dev.fencelock.FencingContext.Fence;
 import dev.fencelock.FencingTokenRejectedException;
@@ -21,8 +25,10 @@ import java.util.UUID;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
 import org.hibernate.StaleStateException;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
@@ -55,6 +61,47 @@ class FencingTokenJpaTests {
             update(context, 5, 8, false);
             assertThat(row(context)).containsEntry("QUANTITY", 8).containsEntry("FENCE_TOKEN", 5L);
         });
+    }
+
+    /**
+     * Hibernate logs a statement before its statement inspector adds the fencing condition, so
+     * org.hibernate.SQL shows the update without it; dev.fencelock.jpa.SQL logs what is sent.
+     */
+    @Test
+    void theFencedUpdateAsSentIsLoggedAtDebugWhereHibernatesLogShowsItWithoutTheCondition() {
+        ListAppender<ILoggingEvent> fenced = capture(FencingStatementInspector.LOGGER_NAME);
+        ListAppender<ILoggingEvent> hibernate = capture("org.hibernate.SQL");
+        try {
+            run("h2", (context) -> update(context, 5, 9, true));
+        } finally {
+            release(FencingStatementInspector.LOGGER_NAME, fenced);
+            release("org.hibernate.SQL", hibernate);
+        }
+        assertThat(hibernate.list)
+                .extracting(ILoggingEvent::getFormattedMessage)
+                .filteredOn((line) -> line.contains("update fenced_stock"))
+                .isNotEmpty()
+                .allSatisfy((line) -> assertThat(line).doesNotContain("fence_token<=5"));
+        assertThat(fenced.list)
+                .extracting(ILoggingEvent::getFormattedMessage)
+                .singleElement()
+                .satisfies((line) ->
+                        assertThat(line).contains("update fenced_stock").contains("and fence_token<=5"));
+    }
+
+    private static ListAppender<ILoggingEvent> capture(String loggerName) {
+        ListAppender<ILoggingEvent> appender = new ListAppender<>();
+        appender.start();
+        Logger logger = (Logger) LoggerFactory.getLogger(loggerName);
+        logger.setLevel(Level.DEBUG);
+        logger.addAppender(appender);
+        return appender;
+    }
+
+    private static void release(String loggerName, ListAppender<ILoggingEvent> appender) {
+        Logger logger = (Logger) LoggerFactory.getLogger(loggerName);
+        logger.detachAppender(appender);
+        logger.setLevel(null);
     }
 
     @ParameterizedTest

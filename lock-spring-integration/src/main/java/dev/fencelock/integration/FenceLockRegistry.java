@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.integration.support.locks.ExpirableLockRegistry;
 import org.springframework.integration.support.locks.RenewableLockRegistry;
@@ -43,7 +44,8 @@ public final class FenceLockRegistry implements ExpirableLockRegistry<FencedLock
     }
 
     private FenceLockRegistry(Builder builder) {
-        this.settings = new RegistrySettings(builder.client, builder.keyPrefix, builder.leaseTtl, builder.fenceWrites);
+        this.settings = new RegistrySettings(
+                builder.client, builder.keyPrefix, builder.leaseTtl, builder.fenceWrites, builder.clock);
     }
 
     public static Builder builder(LockClient client) {
@@ -58,15 +60,16 @@ public final class FenceLockRegistry implements ExpirableLockRegistry<FencedLock
     @Override
     public FencedLock obtain(Object lockKey) {
         String key = key(lockKey);
-        RegistryLock lock = this.locks.computeIfAbsent(key, k -> new RegistryLock(this.settings, k));
-        lock.touch();
-        return lock;
+        return this.locks.computeIfAbsent(key, k -> new RegistryLock(this.settings, k));
     }
 
-    /** Forgets the locks that no thread holds or waits for and that were last used more than {@code age} ms ago. */
+    /**
+     * Forgets the locks that no thread holds or waits for and that were last acquired more than
+     * {@code age} ms ago (or never): obtaining a lock and unlocking it do not count as use.
+     */
     @Override
     public void expireUnusedOlderThan(long age) {
-        long before = System.currentTimeMillis() - age;
+        long before = this.settings.clock().getAsLong() - age;
         this.locks.values().removeIf(lock -> lock.isUnusedSince(before));
     }
 
@@ -130,6 +133,8 @@ public final class FenceLockRegistry implements ExpirableLockRegistry<FencedLock
 
         private boolean fenceWrites = true;
 
+        private LongSupplier clock = System::currentTimeMillis;
+
         private Builder(LockClient client) {
             this.client = Objects.requireNonNull(client, "client must not be null");
         }
@@ -155,8 +160,35 @@ public final class FenceLockRegistry implements ExpirableLockRegistry<FencedLock
             return this;
         }
 
+        /** The wall clock that dates acquisitions for {@link #expireUnusedOlderThan(long)}; for tests. */
+        Builder clock(LongSupplier millis) {
+            this.clock = Objects.requireNonNull(millis, "millis must not be null");
+            return this;
+        }
+
+        /**
+         * @throws IllegalArgumentException when the lease TTL is below one second or above the
+         *     client's {@code max-lease-ttl}: every lock of the registry would be refused
+         */
         public FenceLockRegistry build() {
+            if (this.leaseTtl != null) {
+                checkLeaseTtl(this.leaseTtl, this.client.settings().maxLeaseTtl());
+            }
             return new FenceLockRegistry(this);
+        }
+
+        private static void checkLeaseTtl(Duration leaseTtl, Duration max) {
+            // As etcd sees it: whole seconds, a fraction rounded up.
+            Duration asked = (leaseTtl.getNano() > 0) ? Duration.ofSeconds(leaseTtl.getSeconds() + 1) : leaseTtl;
+            if (asked.compareTo(Duration.ofSeconds(1)) < 0) {
+                throw new IllegalArgumentException("Lease TTL " + leaseTtl + " of the FenceLockRegistry is below one"
+                        + " second; etcd leases are whole seconds (fencelock.integration.lease-ttl)");
+            }
+            if (asked.compareTo(max) > 0) {
+                throw new IllegalArgumentException("Lease TTL " + leaseTtl + " of the FenceLockRegistry exceeds the"
+                        + " lock client's maximum " + max + ", so every lock of the registry would be refused. Lower"
+                        + " fencelock.integration.lease-ttl or raise fencelock.max-lease-ttl.");
+            }
         }
     }
 }

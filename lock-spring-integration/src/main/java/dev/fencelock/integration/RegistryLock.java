@@ -39,7 +39,8 @@ final class RegistryLock implements FencedLock {
     /** Written by the holding thread only; read by any thread that asks for the token. */
     private volatile @Nullable Holding holding;
 
-    private volatile long lastUsedMillis = System.currentTimeMillis();
+    /** When a thread last took this lock from etcd, in wall-clock milliseconds; 0 while it never did. */
+    private volatile long lastAcquiredMillis;
 
     /** One etcd lease held for the local holds of one thread. */
     private record Holding(LockLease lease, FencingContext.@Nullable Scope fence, Duration ttl) {}
@@ -152,16 +153,20 @@ final class RegistryLock implements FencedLock {
         while (true) {
             long remaining = (waitNanos == Long.MAX_VALUE) ? Long.MAX_VALUE : deadline - System.nanoTime();
             Duration wait = Duration.ofNanos(Math.max(0, Math.min(remaining, saturatedNanos(maxWait))));
+            // A registry lock that is not had within the time given is a false or another round, not a
+            // failure: a leader election's follower asks every heartbeat, and its short rounds end
+            // before a loaded etcd answers. Only what changes something reaches metrics and audit.
             LockRequest request = LockRequest.builder(this.resource)
                     .leaseTtl(leaseTtl)
                     .waitTimeout(wait)
                     .lockName(RegistrySettings.LOCK_NAME)
+                    .poll(true)
                     .build();
             try {
                 LockLease lease = this.settings.client().acquire(request);
                 FencingContext.Scope fence = this.settings.fenceWrites() ? FencingContext.open(lease) : null;
                 this.holding = new Holding(lease, fence, leaseTtl);
-                this.lastUsedMillis = System.currentTimeMillis();
+                this.lastAcquiredMillis = this.settings.clock().getAsLong();
                 return true;
             } catch (LockAcquisitionTimeoutException busy) {
                 if (waitNanos != Long.MAX_VALUE && deadline - System.nanoTime() <= 0) {
@@ -222,7 +227,6 @@ final class RegistryLock implements FencedLock {
                 released = current.lease().release();
             }
         } finally {
-            this.lastUsedMillis = System.currentTimeMillis();
             this.local.unlock();
         }
         if (!released && current != null) {
@@ -269,13 +273,12 @@ final class RegistryLock implements FencedLock {
         return this.local.isHeldByCurrentThread();
     }
 
-    /** Whether no thread holds or waits for it, and nobody used it since {@code millis}. */
+    /**
+     * Whether no thread holds or waits for it, and it was last acquired before {@code millis}:
+     * obtaining it and unlocking it are not acquisitions.
+     */
     boolean isUnusedSince(long millis) {
-        return !this.local.isLocked() && !this.local.hasQueuedThreads() && this.lastUsedMillis < millis;
-    }
-
-    void touch() {
-        this.lastUsedMillis = System.currentTimeMillis();
+        return !this.local.isLocked() && !this.local.hasQueuedThreads() && this.lastAcquiredMillis < millis;
     }
 
     @Override

@@ -20,6 +20,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -297,6 +298,65 @@ class FenceLockRegistryTest {
         assertThat(registry.obtain(this.key)).isSameAs(held);
         assertThat(registry.obtain(this.key + "-unused")).isNotSameAs(unused);
         held.unlock();
+    }
+
+    @Test
+    void expiryCountsOnlyAcquisitionsAsUseAsExpirableLockRegistrySays() {
+        AtomicLong now = new AtomicLong(1_000);
+        FenceLockRegistry registry =
+                FenceLockRegistry.builder(client()).clock(now::get).build();
+        FencedLock lock = registry.obtain(this.key);
+        lock.lock(); // last acquired at 1,000
+        now.set(2_000);
+        lock.unlock();
+        now.set(3_000);
+        assertThat(registry.obtain(this.key)).isSameAs(lock);
+
+        registry.expireUnusedOlderThan(1_500); // forgets what was last acquired before 1,500
+
+        assertThat(registry.obtain(this.key)).as("a new lock for the key").isNotSameAs(lock);
+    }
+
+    @Test
+    void expiryKeepsALockAcquiredWithinTheAge() {
+        AtomicLong now = new AtomicLong(1_000);
+        FenceLockRegistry registry =
+                FenceLockRegistry.builder(client()).clock(now::get).build();
+        FencedLock lock = registry.obtain(this.key);
+        now.set(2_000);
+        lock.lock();
+        lock.unlock();
+        now.set(3_000);
+
+        registry.expireUnusedOlderThan(1_500);
+
+        assertThat(registry.obtain(this.key)).isSameAs(lock);
+    }
+
+    @Test
+    void aLeaseTtlTheClientWouldRefuseIsRefusedWhenTheRegistryIsBuilt() {
+        LockClient client = client(); // max-lease-ttl 10m by default
+        assertThatThrownBy(() -> FenceLockRegistry.builder(client)
+                        .leaseTtl(Duration.ofMinutes(20))
+                        .build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("PT20M")
+                .hasMessageContaining("PT10M")
+                .hasMessageContaining("fencelock.max-lease-ttl");
+        assertThatThrownBy(() -> FenceLockRegistry.builder(client)
+                        .leaseTtl(Duration.ZERO)
+                        .build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("below one second");
+        // The bound itself is accepted, and so is a fraction of a second, which the lease rounds up to one.
+        assertThat(FenceLockRegistry.builder(client)
+                        .leaseTtl(Duration.ofMinutes(10))
+                        .build())
+                .isNotNull();
+        assertThat(FenceLockRegistry.builder(client)
+                        .leaseTtl(Duration.ofMillis(500))
+                        .build())
+                .isNotNull();
     }
 
     private <T> T inOtherThread(java.util.concurrent.Callable<T> task) throws Exception {

@@ -5,6 +5,7 @@ import dev.fencelock.LockClient;
 import dev.fencelock.shedlock.FenceLockProvider;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalDate;
 import net.javacrumbs.shedlock.core.DefaultLockingTaskExecutor;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.LockingTaskExecutor;
@@ -51,6 +52,32 @@ class ShedLockSnippet {
         @Transactional
         public void writeReminders() {
             // The transaction begins and commits inside the lock; its first statement presents the fence.
+            this.jdbc.update("INSERT INTO reminder (invoice_id) SELECT id FROM invoice WHERE state = 'due'");
+        }
+    }
+
+    static class ReminderSlots {
+
+        private final JdbcTemplate jdbc;
+
+        ReminderSlots(JdbcTemplate jdbc) {
+            this.jdbc = jdbc;
+        }
+
+        @Transactional
+        public void writeRemindersOnce(LocalDate slot) {
+            // The slot is claimed in the same fenced transaction as its work: a second run of the slot,
+            // by a replica that woke from a pause after the first run's lock was released, writes nothing.
+            long token = FencingContext.current().orElseThrow().token();
+            int claimed = this.jdbc.update(
+                    "INSERT INTO job_slot (job, slot, fencing_token) SELECT 'invoice-reminders', ?, ?"
+                            + " WHERE NOT EXISTS (SELECT 1 FROM job_slot WHERE job = 'invoice-reminders' AND slot = ?)",
+                    slot,
+                    token,
+                    slot);
+            if (claimed == 0) {
+                return; // this slot has run already
+            }
             this.jdbc.update("INSERT INTO reminder (invoice_id) SELECT id FROM invoice WHERE state = 'due'");
         }
     }

@@ -7,7 +7,10 @@ import jakarta.persistence.Entity;
 import jakarta.persistence.EntityListeners;
 import jakarta.persistence.Id;
 
-/** docs/fencing.md, "JPA entities: {@code @FencingToken}". Never mapped: no JPA provider runs here. */
+/**
+ * docs/fencing.md, "JPA entities: {@code @FencingToken}". Not mapped by any application here: the
+ * sample app maps and tests the same columns as {@code dev.fencelock.sample.stock.StockItem}.
+ */
 @Entity
 @EntityListeners(FencingTokenListener.class)
 public class Stock {

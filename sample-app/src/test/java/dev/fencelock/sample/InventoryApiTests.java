@@ -47,7 +47,10 @@ import org.springframework.transaction.support.TransactionTemplate;
             // Each run brings its own etcd, whose revisions start afresh, to a database that keeps the fence
             // rows of earlier runs: a scope per run keeps their tokens apart, as for any two clusters.
             "fencelock.fencing.scope=sample-tests-${random.uuid}",
-            "inventory.lock-wait-timeout=3s",
+            // Twice the longest hold a caller here waits behind (5 s, in the read that waits for a reservation),
+            // so the waiting call outlasts the hold on a loaded machine; calls that must find the lock busy
+            // wait this long before their 423.
+            "inventory.lock-wait-timeout=10s",
             "spring.datasource.url=${FENCELOCK_PG_URL:jdbc:postgresql://127.0.0.1:5432/fencelock}",
             "spring.datasource.username=fencelock",
             "spring.datasource.password=fencelock"

@@ -48,6 +48,16 @@ final class InventoryClient {
                 .toEntity(String.class);
     }
 
+    ResponseEntity<String> deliver(String sku, int quantity) {
+        return this.http
+                .post()
+                .uri("{sku}/deliveries", sku)
+                .contentType(MediaType.APPLICATION_JSON)
+                .body("{\"quantity\": " + quantity + "}")
+                .retrieve()
+                .toEntity(String.class);
+    }
+
     ResponseEntity<String> reserveWithBody(String sku, String body) {
         return this.http
                 .post()

@@ -6,14 +6,15 @@ import dev.fencelock.LockLease;
 import dev.fencelock.audit.LockAuditLog;
 import dev.fencelock.metrics.LockMetrics;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.util.ClassUtils;
 
 /**
- * Reports writes the database refused for a stale fencing token: the {@code
- * fencelock.fencing.rejected} counter of the {@link LockMetrics} bean and a line of the {@link
- * LockAuditLog} bean, each when the application has one. The counter is tagged with the name of
- * the lock the writing thread holds for the refused resource ({@link LockLease#lockName()}).
+ * Reports writes refused for a stale fencing token: the {@code fencelock.fencing.rejected} counter
+ * of the {@link LockMetrics} bean and a line of the {@link LockAuditLog} bean, each when the
+ * application has one. Both name the lock the writing thread holds for the refused resource ({@link
+ * LockLease#lockName()}); the audit line adds its lease and who refused the write.
  *
  * <p>The beans are looked up at each rejection rather than injected, because data sources are
  * wrapped early, long before Micrometer's registry exists.
@@ -40,7 +41,19 @@ final class FencingRejections implements Consumer<FencingTokenRejectedException>
         if (MICROMETER_PRESENT) {
             Metrics.count(this.beanFactory, rejection);
         }
-        this.beanFactory.getBeanProvider(LockAuditLog.class).ifUnique((audit) -> audit.fencingRejected(rejection));
+        this.beanFactory.getBeanProvider(LockAuditLog.class).ifUnique((audit) -> {
+            LockLease lease = lease(rejection);
+            audit.fencingRejected(
+                    rejection,
+                    (lease != null) ? lease.lockName() : UNKNOWN_LOCK_NAME,
+                    (lease != null) ? lease.leaseId() : 0);
+        });
+    }
+
+    private static @Nullable LockLease lease(FencingTokenRejectedException rejection) {
+        return FencingContext.forResource(rejection.getResource())
+                .map(FencingContext.Fence::lease)
+                .orElse(null);
     }
 
     /** The refusal happens on the writing thread, whose fence for the resource knows the lock. */

@@ -3,6 +3,9 @@ package dev.fencelock.autoconfigure.fencing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import dev.fencelock.FencingContext;
 import dev.fencelock.FencingTokenRejectedException;
 import dev.fencelock.LockClient;
@@ -22,6 +25,7 @@ import java.util.Map;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.hibernate.autoconfigure.HibernatePropertiesCustomizer;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
@@ -301,6 +305,47 @@ class FenceLockFencingAutoConfigurationTests {
                                     .count())
                             .isOne();
                 });
+    }
+
+    @Test
+    void rejectedWriteUnderALockShouldBeAuditedWithItsLockItsLeaseAndWhoRefusedIt() {
+        ListAppender<ILoggingEvent> audit = new ListAppender<>();
+        audit.start();
+        Logger logger = (Logger) LoggerFactory.getLogger(LockAuditLog.LOGGER_NAME);
+        logger.addAppender(audit);
+        try {
+            this.runner
+                    .withBean("dataSource", DataSource.class, this::h2)
+                    .withBean(LockAuditLog.class, () -> new LockAuditLog("test"))
+                    .run((context) -> {
+                        DataSource dataSource = context.getBean(DataSource.class);
+                        JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+                        jdbc.update("insert into fencelock_fence (resource, token, updated_at) values ('stock:3',"
+                                + " 1000, localtimestamp)");
+                        TransactionTemplate transaction =
+                                new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+                        try (LockLease lease = context.getBean(LockClient.class)
+                                        .acquire(LockRequest.builder("stock:3")
+                                                .lockName("stock")
+                                                .build());
+                                FencingContext.Scope fence = FencingContext.open(lease)) {
+                            assertThatExceptionOfType(FencingTokenRejectedException.class)
+                                    .isThrownBy(() -> transaction.executeWithoutResult(
+                                            (status) -> jdbc.queryForObject("select 1", Integer.class)));
+                            // The lease is valid: this instance did not refuse, the fence table did.
+                            assertThat(audit.list)
+                                    .extracting(ILoggingEvent::getFormattedMessage)
+                                    .singleElement()
+                                    .satisfies((line) -> assertThat(line)
+                                            .startsWith("event=fencing outcome=rejected resource=\"stock:3\""
+                                                    + " lock=\"stock\" leaseId=" + lease.leaseId() + " token="
+                                                    + lease.fencingToken())
+                                            .endsWith(" refusedBy=fence-table"));
+                        }
+                    });
+        } finally {
+            logger.detachAppender(audit);
+        }
     }
 
     private EmbeddedDatabase h2() {

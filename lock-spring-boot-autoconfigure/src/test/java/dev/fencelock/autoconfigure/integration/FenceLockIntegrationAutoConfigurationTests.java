@@ -74,6 +74,19 @@ class FenceLockIntegrationAutoConfigurationTests {
     }
 
     @Test
+    void runWithALeaseTtlAboveTheMaximumShouldFailAtStartupInsteadOfRefusingEveryLock() {
+        this.runner
+                .withPropertyValues("fencelock.integration.lease-ttl=20m", "fencelock.max-lease-ttl=10m")
+                .run((context) -> assertThat(context)
+                        .hasFailed()
+                        .getFailure()
+                        .rootCause()
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("fencelock.integration.lease-ttl")
+                        .hasMessageContaining("fencelock.max-lease-ttl"));
+    }
+
+    @Test
     void runWithUserLockRegistryShouldBackOff() {
         this.runner
                 .withBean("myLockRegistry", LockRegistry.class, () -> (key) -> new ReentrantLock())

@@ -21,8 +21,11 @@ class StockController {
 
     private final StockService service;
 
-    StockController(StockService service) {
+    private final StockDeliveries deliveries;
+
+    StockController(StockService service, StockDeliveries deliveries) {
         this.service = service;
+        this.deliveries = deliveries;
     }
 
     @GetMapping
@@ -53,6 +56,16 @@ class StockController {
             throw new InvalidRequestException("holdMillis must be between 0 and " + MAX_HOLD_MILLIS + ", was " + hold);
         }
         return this.service.reserve(sku, quantity, Duration.ofMillis(hold));
+    }
+
+    @PostMapping("/deliveries")
+    StockLevel deliver(@PathVariable String sku, @RequestBody DeliveryRequest delivery) {
+        checkSku(sku);
+        Integer quantity = delivery.quantity();
+        if (quantity == null || quantity < 1) {
+            throw new InvalidRequestException("quantity must be 1 or more, was " + quantity);
+        }
+        return this.deliveries.receive(sku, quantity);
     }
 
     static void checkSku(String sku) {

@@ -1,12 +1,8 @@
 package dev.fencelock.sample.stock;
 
-import dev.fencelock.FencingContext;
-import dev.fencelock.FencingContext.Fence;
-import dev.fencelock.FencingTokenRejectedException;
 import dev.fencelock.LockMode;
 import dev.fencelock.annotation.DistributedLock;
 import dev.fencelock.jdbc.FencedWrites;
-import dev.fencelock.sample.stock.StaleWriteException.RefusedBy;
 import java.time.Duration;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
@@ -22,7 +18,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * keeps no database transaction open while the lock is held. The write is safe anyway: the fenced
  * {@code DataSource} checks the token against the fence table before the transaction's first
  * statement, and the {@code UPDATE} carries the row's own token condition. A stale write therefore
- * changes nothing and fails with {@link StaleWriteException}.
+ * changes nothing and fails with {@code FencingTokenRejectedException}, which says whether this
+ * instance or the database refused it.
  */
 @Service
 public class StockService {
@@ -85,14 +82,8 @@ public class StockService {
             throw new InsufficientStockException(sku, available, quantity);
         }
         holdLock(hold);
-        try {
-            return this.transactions.execute(status -> write(sku, available - quantity, quantity));
-        } catch (FencingTokenRejectedException ex) {
-            boolean stillValid = FencingContext.forResource(resource(sku))
-                    .map(Fence::isValid)
-                    .orElse(false);
-            throw new StaleWriteException(ex, stillValid ? RefusedBy.DATABASE : RefusedBy.CLIENT);
-        }
+        // A stale write fails with FencingTokenRejectedException, which says who refused it.
+        return this.transactions.execute(status -> write(sku, available - quantity, quantity));
     }
 
     private Reservation write(String sku, int remaining, int reserved) {
