@@ -1,5 +1,8 @@
 package dev.fencelock;
 
+import java.util.OptionalLong;
+import org.jspecify.annotations.Nullable;
+
 /**
  * A protected store refused a write because a newer lock holder (with a larger fencing token)
  * has already written to the same resource. The writer's lock was lost; its transaction must
@@ -27,15 +30,27 @@ public class FencingTokenRejectedException extends LockException {
 
     private final RefusedBy refusedBy;
 
+    private final @Nullable Long acceptedToken;
+
     /** A refusal by the fence table in the database. */
     public FencingTokenRejectedException(String resource, long token, String message) {
         this(resource, token, message, RefusedBy.FENCE_TABLE);
     }
 
     public FencingTokenRejectedException(String resource, long token, String message, RefusedBy refusedBy) {
+        this(resource, token, null, message, refusedBy);
+    }
+
+    /**
+     * A refusal that knows the token the store had already accepted for the resource, so that a
+     * caller (an HTTP problem detail, say) can name both tokens without reading the message.
+     */
+    public FencingTokenRejectedException(
+            String resource, long token, @Nullable Long acceptedToken, String message, RefusedBy refusedBy) {
         super(message);
         this.resource = resource;
         this.token = token;
+        this.acceptedToken = acceptedToken;
         this.refusedBy = refusedBy;
     }
 
@@ -52,5 +67,13 @@ public class FencingTokenRejectedException extends LockException {
     /** The stale token the refused write carried. */
     public long getToken() {
         return this.token;
+    }
+
+    /**
+     * The newer token the store had already accepted for the resource, when the refusal reports
+     * it (the fence table's check does; a refusal by this process or by a row does not).
+     */
+    public OptionalLong getAcceptedToken() {
+        return (this.acceptedToken != null) ? OptionalLong.of(this.acceptedToken) : OptionalLong.empty();
     }
 }

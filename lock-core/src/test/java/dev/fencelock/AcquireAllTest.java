@@ -33,11 +33,11 @@ class AcquireAllTest {
         for (int i = 0; i < 3; i++) {
             int taken = i;
             // The next lock is asked for only once the one before it is held.
-            await().atMost(Duration.ofSeconds(5)).until(() -> this.backend.acquires.size() == taken + 1);
+            await().atMost(Duration.ofSeconds(10)).until(() -> this.backend.acquires.size() == taken + 1);
             assertThat(this.backend.acquires).hasSize(taken + 1);
             this.backend.grant(taken);
         }
-        MultiLockLease locks = all.get(5, TimeUnit.SECONDS);
+        MultiLockLease locks = all.get(10, TimeUnit.SECONDS);
 
         List<AcquireCommand> commands = this.backend.acquires.stream()
                 .map(ScriptedLockBackend.PendingAcquire::command)
@@ -75,11 +75,11 @@ class AcquireAllTest {
     void whenOneLockCannotBeHadTheOnesTakenAreReleasedFirst() {
         CompletableFuture<MultiLockLease> all = CompletableFuture.supplyAsync(
                 () -> this.client.acquireAll(List.of(LockRequest.of("c"), LockRequest.of("a"), LockRequest.of("b"))));
-        await().atMost(Duration.ofSeconds(5)).until(() -> this.backend.acquires.size() == 1);
+        await().atMost(Duration.ofSeconds(10)).until(() -> this.backend.acquires.size() == 1);
         this.backend.grant(0);
-        await().atMost(Duration.ofSeconds(5)).until(() -> this.backend.acquires.size() == 2);
+        await().atMost(Duration.ofSeconds(10)).until(() -> this.backend.acquires.size() == 2);
         this.backend.grant(1);
-        await().atMost(Duration.ofSeconds(5)).until(() -> this.backend.acquires.size() == 3);
+        await().atMost(Duration.ofSeconds(10)).until(() -> this.backend.acquires.size() == 3);
         this.backend
                 .acquires
                 .get(2)
@@ -108,9 +108,9 @@ class AcquireAllTest {
     void aZeroWaitTimeoutMakesEveryLockATryLock() {
         CompletableFuture<MultiLockLease> all = CompletableFuture.supplyAsync(() ->
                 this.client.acquireAll(List.of(request("a", Duration.ZERO), request("b", Duration.ofSeconds(10)))));
-        await().atMost(Duration.ofSeconds(5)).until(() -> this.backend.acquires.size() == 1);
+        await().atMost(Duration.ofSeconds(10)).until(() -> this.backend.acquires.size() == 1);
         this.backend.grant(0);
-        await().atMost(Duration.ofSeconds(5)).until(() -> this.backend.acquires.size() == 2);
+        await().atMost(Duration.ofSeconds(10)).until(() -> this.backend.acquires.size() == 2);
         this.backend.grant(1);
         assertThat(all.join().leases()).hasSize(2);
         assertThat(this.backend.acquires).noneMatch(pending -> pending.command().waitForRelease());

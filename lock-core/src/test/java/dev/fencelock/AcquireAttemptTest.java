@@ -31,6 +31,7 @@ class AcquireAttemptTest {
                 .command();
         assertThat(command.waitForRelease()).isTrue();
         assertThat(command.ttlSeconds()).isEqualTo(2);
+        // Bracketed by clock readings around the call: exact on any machine, however slow.
         assertThat(command.deadlineNanos() - before)
                 .isBetween(TimeUnit.SECONDS.toNanos(3), System.nanoTime() - before + TimeUnit.SECONDS.toNanos(3));
     }
@@ -46,6 +47,7 @@ class AcquireAttemptTest {
                         false)
                 .command();
         assertThat(command.waitForRelease()).isFalse();
+        // Bracketed like the one above.
         assertThat(command.deadlineNanos() - before)
                 .isBetween(TimeUnit.SECONDS.toNanos(5), System.nanoTime() - before + TimeUnit.SECONDS.toNanos(5));
     }

@@ -84,7 +84,7 @@ class LockClientTest {
 
         assertThat(inner.release()).isTrue();
         assertThat(inner.release()).isFalse();
-        assertThat(inner.releaseAsync().get(1, TimeUnit.SECONDS)).isFalse();
+        assertThat(inner.releaseAsync().get(10, TimeUnit.SECONDS)).isFalse();
         assertThat(outer.isValid()).isTrue();
         assertThat(this.client.heldLocks())
                 .singleElement()
@@ -157,7 +157,7 @@ class LockClientTest {
         this.client.acquireAsync(request);
 
         assertThat(this.client.acquireAsync(request))
-                .failsWithin(Duration.ofSeconds(1))
+                .failsWithin(Duration.ofSeconds(10))
                 .withThrowableOfType(ExecutionException.class)
                 .withCauseInstanceOf(LockQueueFullException.class);
         assertThatThrownBy(() -> this.client.acquire(request)).isInstanceOf(LockQueueFullException.class);

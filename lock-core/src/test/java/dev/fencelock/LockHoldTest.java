@@ -66,16 +66,16 @@ class LockHoldTest {
         assertThat(this.backend.released).isEmpty();
         assertThat(this.events.of("released")).isEmpty();
         deletion.complete(true);
-        assertThat(released.get(1, TimeUnit.SECONDS)).isTrue();
+        assertThat(released.get(10, TimeUnit.SECONDS)).isTrue();
         assertThat(this.events.of("released")).hasSize(1);
-        assertThat(lease.releaseAsync().get(1, TimeUnit.SECONDS)).isFalse();
+        assertThat(lease.releaseAsync().get(10, TimeUnit.SECONDS)).isFalse();
     }
 
     @Test
     void aFailedDeletionStillCountsAsReleasedBecauseTheBackendRetriesIt() throws Exception {
         this.backend.nextDeletion = CompletableFuture.failedFuture(new LockBackendUnavailableException("down"));
         assertThat(granted().release()).isTrue();
-        assertThat(granted().releaseAsync().get(1, TimeUnit.SECONDS)).isTrue();
+        assertThat(granted().releaseAsync().get(10, TimeUnit.SECONDS)).isTrue();
     }
 
     @Test

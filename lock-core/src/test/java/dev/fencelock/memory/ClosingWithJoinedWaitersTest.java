@@ -56,8 +56,8 @@ class ClosingWithJoinedWaitersTest {
 
             waiter.close();
 
-            assertThat(first).failsWithin(Duration.ofSeconds(5));
-            assertThat(retry).failsWithin(Duration.ofSeconds(5));
+            assertThat(first).failsWithin(Duration.ofSeconds(10));
+            assertThat(retry).failsWithin(Duration.ofSeconds(10));
         }
     }
 }

@@ -492,7 +492,9 @@ final class AcquireAttempt implements QueueWaiter {
             long delay = this.command.generatedRequestId()
                     ? 0
                     : this.with.retryGrace().toNanos();
-            this.with.deletes().abandonLater(this.key, this.ops.markerBytes, current, delay);
+            this.with
+                    .deletes()
+                    .abandonLater(this.key, this.ops.markerBytes(current), this.ops.markerRecord(), current, delay);
         }
     }
 }

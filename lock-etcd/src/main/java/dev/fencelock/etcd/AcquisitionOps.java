@@ -26,7 +26,7 @@ final class AcquisitionOps {
 
     final String prefix;
 
-    final ByteSequence markerBytes;
+    private final LockKeys keys;
 
     private final String instanceId;
 
@@ -35,17 +35,22 @@ final class AcquisitionOps {
         this.key = keys.key(command.resource(), command.requestId(), command.kind());
         this.keyBytes = EtcdCalls.bytes(this.key);
         this.prefix = keys.resourcePrefix(command.resource());
-        this.markerBytes =
-                EtcdCalls.bytes(keys.abandonedMarker(command.resource(), command.requestId(), command.kind()));
+        this.keys = keys;
         this.instanceId = instanceId;
     }
 
     /** The put, in the If/Then form every acquisition shares when batched. */
-    Cmp[] putConditions() {
+    Cmp[] putConditions(SessionLease session) {
         return new Cmp[] {
             new Cmp(this.keyBytes, Cmp.Op.EQUAL, CmpTarget.createRevision(0)),
-            new Cmp(this.markerBytes, Cmp.Op.EQUAL, CmpTarget.createRevision(0))
+            new Cmp(markerBytes(session), Cmp.Op.EQUAL, CmpTarget.createRevision(0))
         };
+    }
+
+    /** The marker with which {@code session} abandons this request when its put's outcome is unknown. */
+    ByteSequence markerBytes(SessionLease session) {
+        return EtcdCalls.bytes(this.keys.abandonedMarker(
+                this.command.resource(), this.command.requestId(), this.command.kind(), session.leaseId));
     }
 
     Op putOp(SessionLease session) {
@@ -81,6 +86,12 @@ final class AcquisitionOps {
     EtcdLock lock(SessionLease session, long revision) {
         return new EtcdLock(
                 this.command.resource(), this.command.requestId(), this.key, session, revision, this.command.kind());
+    }
+
+    /** What an abandon marker says: which instance gave the request up. */
+    ByteSequence markerRecord() {
+        return EtcdCalls.bytes(
+                "{\"instance\":\"" + jsonEscape(this.instanceId) + "\",\"abandonedAt\":\"" + Instant.now() + "\"}");
     }
 
     private String holderRecord() {

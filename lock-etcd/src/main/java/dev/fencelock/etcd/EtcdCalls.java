@@ -15,8 +15,10 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What every etcd request of one backend shares: the jetcd client, the timer threads, the
@@ -60,7 +62,7 @@ final class EtcdCalls {
         this.leadership = new ClusterLeadership(events);
         this.endpoints = List.copyOf(identity.endpoints());
         this.identity = identity;
-        this.mismatchProbe = new TlsMismatchProbe(this.endpoints);
+        this.mismatchProbe = new TlsMismatchProbe(this.endpoints, requestTimeout);
         this.requestTimeout = requestTimeout;
         this.attemptTimeout = attemptTimeout.compareTo(requestTimeout) < 0 ? attemptTimeout : requestTimeout;
         ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(2, runnable -> {
@@ -178,18 +180,30 @@ final class EtcdCalls {
      */
     <T> CompletableFuture<T> timed(Supplier<CompletableFuture<T>> request, String what, Duration timeout) {
         CompletableFuture<T> result = new CompletableFuture<>();
+        // A dropped connection whose cause is still being asked of the port: etcd did answer, by dropping it.
+        AtomicReference<@Nullable Throwable> dropped = new AtomicReference<>();
         ScheduledFuture<?> timer = this.scheduler.schedule(
-                () -> result.completeExceptionally(new EtcdFailures.NoAnswerException("etcd " + this.endpoints
-                        + " did not answer " + what + " within " + timeout.toMillis() + " ms")),
+                () -> {
+                    Throwable failure = dropped.get();
+                    result.completeExceptionally(
+                            (failure != null)
+                                    ? unavailable(what, failure)
+                                    : new EtcdFailures.NoAnswerException("etcd " + this.endpoints + " did not answer "
+                                            + what + " within " + timeout.toMillis() + " ms"));
+                },
                 timeout.toNanos(),
                 TimeUnit.NANOSECONDS);
         result.whenComplete((value, failure) -> timer.cancel(false));
-        send(request, what, result, true);
+        send(request, what, result, dropped, true);
         return result;
     }
 
     private <T> void send(
-            Supplier<CompletableFuture<T>> request, String what, CompletableFuture<T> result, boolean mayResend) {
+            Supplier<CompletableFuture<T>> request,
+            String what,
+            CompletableFuture<T> result,
+            AtomicReference<@Nullable Throwable> dropped,
+            boolean mayResend) {
         CompletableFuture<T> future;
         try {
             future = request.get();
@@ -200,9 +214,11 @@ final class EtcdCalls {
             if (failure == null) {
                 result.complete(value);
             } else if (mayResend && !result.isDone() && EtcdRefusals.isStaleToken(failure)) {
-                send(request, what, result, false);
-            } else if (!this.identity.tls() && EtcdRefusals.isClosedWithoutAnswer(failure)) {
-                // A TLS port drops a plain-text client without a word: ask the port which it speaks.
+                send(request, what, result, dropped, false);
+            } else if (!this.identity.tls() && EtcdRefusals.isDroppedWithoutAnswer(failure)) {
+                // A TLS port drops a plain-text client without a word: ask the port which it speaks. The
+                // answer may come after this request's time; it is kept a while for the next request.
+                dropped.set(failure);
                 this.mismatchProbe
                         .servesTls()
                         .thenAccept(servesTls -> result.completeExceptionally(
@@ -210,6 +226,7 @@ final class EtcdCalls {
                                         ? EtcdRefusals.plainTextToTls(this.identity, what, failure)
                                         : unavailable(what, failure)));
             } else if (this.identity.tls() && EtcdRefusals.isClosedDuringHandshake(failure)) {
+                dropped.set(failure);
                 this.mismatchProbe
                         .servesPlainText()
                         .thenAccept(servesPlain -> result.completeExceptionally(

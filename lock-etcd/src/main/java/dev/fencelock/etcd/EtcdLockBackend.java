@@ -190,6 +190,11 @@ public final class EtcdLockBackend implements LockBackend, LockAdministration {
         return this.watches.size();
     }
 
+    /** Whether a seeded watch mirrors the queue of {@code resource} here; for tests. */
+    boolean mirrorsQueueOf(String resource) {
+        return this.watches.isMirrored(resourcePrefix(resource));
+    }
+
     /** The key prefix of {@code resource}; for administration and tests. */
     public String resourcePrefix(String resource) {
         return this.keys.resourcePrefix(ResourceName.of(resource, Integer.MAX_VALUE));

@@ -5,6 +5,7 @@ import dev.fencelock.LockException;
 import dev.fencelock.LockStoreAccessDeniedException;
 import io.etcd.jetcd.common.exception.EtcdException;
 import io.grpc.Status;
+import java.io.IOException;
 import java.security.cert.CertificateException;
 import java.util.List;
 import java.util.Locale;
@@ -148,8 +149,8 @@ final class EtcdRefusals {
     }
 
     /**
-     * The hint for a connection that etcd closed before answering while this client speaks plain
-     * text, after a plain HTTP request showed that the port serves TLS.
+     * The hint for a connection that etcd dropped before answering while this client speaks plain
+     * text, after a TLS handshake showed that the port serves TLS.
      */
     static TlsFailureException plainTextToTls(Identity identity, String what, Throwable failure) {
         return new TlsFailureException(
@@ -174,10 +175,17 @@ final class EtcdRefusals {
                         .contains("Connection closed while performing TLS negotiation"));
     }
 
-    /** Whether gRPC lost the connection before any answer: the way a TLS port drops a plain-text client. */
-    static boolean isClosedWithoutAnswer(Throwable failure) {
-        return anyCause(
-                failure, cause -> String.valueOf(cause.getMessage()).contains("Network closed for unknown reason"));
+    /**
+     * Whether the connection was dropped under the request, the way a TLS port drops a plain-text client:
+     * closed ("Network closed for unknown reason"), or reset when some of the client's bytes were still
+     * unread there ("Connection reset"); which of the two depends on timing alone.
+     */
+    static boolean isDroppedWithoutAnswer(Throwable failure) {
+        return anyCause(failure, cause -> {
+            String message = String.valueOf(cause.getMessage());
+            return message.contains("Network closed for unknown reason")
+                    || (cause instanceof IOException && message.contains("Connection reset"));
+        });
     }
 
     private static boolean hasCode(Throwable cause, Status.Code code) {

@@ -227,7 +227,7 @@ final class GuardedDeletes {
      * Abandons {@code key} after {@code delayNanos}, unless a retry adopts it first. Once the
      * abandon runs, the key counts as on its way out until the abandon and its delete settle.
      */
-    void abandonLater(String key, ByteSequence marker, SessionLease session, long delayNanos) {
+    void abandonLater(String key, ByteSequence marker, ByteSequence record, SessionLease session, long delayNanos) {
         AtomicBoolean taken = new AtomicBoolean();
         this.pendingCleanups.put(key, taken);
         this.calls
@@ -238,7 +238,7 @@ final class GuardedDeletes {
                             CompletableFuture<Void> settled = track(key);
                             if (taken.compareAndSet(false, true)) {
                                 this.pendingCleanups.remove(key, taken);
-                                abandonKey(key, marker, session, settled);
+                                abandonKey(key, marker, record, session, settled);
                             } else {
                                 settled.complete(null); // a retry adopted the key first
                             }
@@ -253,7 +253,12 @@ final class GuardedDeletes {
      * the key was created already, it is then deleted by its create revision. Whichever of put
      * and abandon commits first, no key is left behind.
      */
-    private void abandonKey(String key, ByteSequence marker, SessionLease session, CompletableFuture<Void> settled) {
+    private void abandonKey(
+            String key,
+            ByteSequence marker,
+            ByteSequence record,
+            SessionLease session,
+            CompletableFuture<Void> settled) {
         if (this.held.containsKey(key) || this.calls.isClosed()) {
             settled.complete(null);
             return;
@@ -264,7 +269,7 @@ final class GuardedDeletes {
                 .client()
                 .getKVClient()
                 .txn()
-                .Then(Op.put(marker, EtcdCalls.bytes("abandoned"), onSession), Op.get(keyBytes, GetOption.DEFAULT))
+                .Then(Op.put(marker, record, onSession), Op.get(keyBytes, GetOption.DEFAULT))
                 .commit();
         this.calls
                 .write(txn, "abandoning '" + key + "'", this.calls.attemptTimeout(), WriteOperation.ABANDON)
@@ -274,7 +279,10 @@ final class GuardedDeletes {
                         if (!session.isExpired() && !this.calls.isClosed()) {
                             this.calls
                                     .scheduler()
-                                    .schedule(() -> abandonKey(key, marker, session, settled), 1, TimeUnit.SECONDS);
+                                    .schedule(
+                                            () -> abandonKey(key, marker, record, session, settled),
+                                            1,
+                                            TimeUnit.SECONDS);
                         } else {
                             settled.complete(null);
                         }

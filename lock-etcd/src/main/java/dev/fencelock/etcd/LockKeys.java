@@ -77,12 +77,16 @@ final class LockKeys {
     }
 
     /**
-     * Marks an abandoned request of {@code resource}. While it exists, a put of that request's key
-     * that arrives late (its response was lost, the request was delayed) is refused. It lies outside
-     * the resource's prefix, so waiters never see it.
+     * Marks a request of {@code resource} that the session with lease {@code leaseId} abandoned.
+     * While it exists, a put of that request's key by that session that arrives late (its response
+     * was lost, the request was delayed) is refused. It names the session because only that
+     * session's put is in doubt: another client using the same request id (holding it, or asking
+     * for it) is told what its own put finds. It lies outside the resource's prefix, so waiters
+     * never see it.
      */
-    String abandonedMarker(ResourceName resource, String requestId, LockKind kind) {
-        return this.namespace + "/abandoned/" + encode(resource.value()) + '/' + lastPart(requestId, kind);
+    String abandonedMarker(ResourceName resource, String requestId, LockKind kind, long leaseId) {
+        return this.namespace + "/abandoned/" + encode(resource.value()) + '/' + Long.toHexString(leaseId) + '/'
+                + lastPart(requestId, kind);
     }
 
     private static String lastPart(String requestId, LockKind kind) {

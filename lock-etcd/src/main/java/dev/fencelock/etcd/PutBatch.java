@@ -175,7 +175,7 @@ final class PutBatch {
         }
         for (TxnCoalescer.Pending<PutRequest, PutOutcome> pending : batch) {
             AcquisitionOps ops = pending.request().ops();
-            conditions.addAll(List.of(ops.putConditions()));
+            conditions.addAll(List.of(ops.putConditions(pending.request().session())));
             operations.add(ops.putOp(pending.request().session()));
             if (pending.request().readOwner()) {
                 operations.add(ops.ownerRead());
@@ -224,11 +224,11 @@ final class PutBatch {
                 .client()
                 .getKVClient()
                 .txn()
-                .If(ops.putConditions())
+                .If(ops.putConditions(pending.request().session()))
                 .Then(readOwner ? new Op[] {put, ops.ownerRead()} : new Op[] {put})
                 .Else(
                         Op.get(ops.keyBytes, GetOption.DEFAULT),
-                        Op.get(ops.markerBytes, GetOption.DEFAULT),
+                        Op.get(ops.markerBytes(pending.request().session()), GetOption.DEFAULT),
                         ops.ownerRead())
                 .commit();
         return this.calls

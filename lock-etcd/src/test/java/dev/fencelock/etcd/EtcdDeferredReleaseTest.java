@@ -64,7 +64,7 @@ class EtcdDeferredReleaseTest {
             LockLease lease = this.client.acquire(request("cycle-" + i));
             releases.add(lease.releaseAsync());
         }
-        CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+        CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
         double sent = txns(member) - before;
 
         assertThat(releases).allSatisfy(release -> assertThat(release.join()).isTrue());
@@ -76,11 +76,14 @@ class EtcdDeferredReleaseTest {
     }
 
     @Test
-    void aDeferredReleaseWithNothingToRideOnIsSentWithinMilliseconds() throws Exception {
+    void aDeferredReleaseWithNothingToRideOnIsSentOnItsOwn() throws Exception {
+        EtcdMember member = etcd.cluster().member(0);
         LockLease lease = this.client.acquire(request("alone"));
-        long started = System.nanoTime();
-        assertThat(lease.releaseAsync().get(5, TimeUnit.SECONDS)).isTrue();
-        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(2));
+        double before = txns(member);
+
+        // No acquisition follows: only its linger timer, or the orphan sweep a minute away, can send it.
+        assertThat(lease.releaseAsync().get(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(txns(member) - before).as("Txns sent for the release").isEqualTo(1);
         assertThat(keysUnder("alone")).isZero();
     }
 
@@ -93,7 +96,7 @@ class EtcdDeferredReleaseTest {
                 .delete(
                         prefix("gone-first"),
                         DeleteOption.builder().isPrefix(true).build())
-                .get(5, TimeUnit.SECONDS);
+                .get(30, TimeUnit.SECONDS);
 
         CompletableFuture<Boolean> release = first.releaseAsync();
         LockLease second = this.client.acquire(request("gone-second"));
@@ -101,7 +104,7 @@ class EtcdDeferredReleaseTest {
         assertThat(second.isValid()).isTrue();
         assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
         assertThat(keysUnder("gone-second")).isEqualTo(1);
-        release.get(5, TimeUnit.SECONDS);
+        release.get(30, TimeUnit.SECONDS);
         second.release();
         assertThat(keysUnder("gone-")).isZero();
     }
@@ -120,7 +123,7 @@ class EtcdDeferredReleaseTest {
                 .get(
                         prefix(start),
                         GetOption.builder().isPrefix(true).withCountOnly(true).build())
-                .get(5, TimeUnit.SECONDS)
+                .get(30, TimeUnit.SECONDS)
                 .getCount();
     }
 

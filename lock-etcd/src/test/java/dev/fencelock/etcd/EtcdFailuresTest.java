@@ -71,7 +71,8 @@ class EtcdFailuresTest {
                 return this;
             }
         };
-        assertTimeoutPreemptively(Duration.ofSeconds(5), () -> {
+        // A give-up time for a search that would never end; the checks take microseconds.
+        assertTimeoutPreemptively(Duration.ofSeconds(10), () -> {
             assertThat(EtcdFailures.isNoAnswer(loop)).isFalse();
             assertThat(EtcdFailures.reasonOf(loop)).isEqualTo("loop");
         });

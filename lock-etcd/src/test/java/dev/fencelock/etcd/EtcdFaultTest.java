@@ -58,9 +58,13 @@ class EtcdFaultTest {
     }
 
     private LockClient client(List<String> endpoints) {
+        return client(endpoints, Duration.ofSeconds(2));
+    }
+
+    private LockClient client(List<String> endpoints, Duration requestTimeout) {
         EtcdLockBackend backend = EtcdLockBackend.builder()
                 .endpoints(endpoints)
-                .requestTimeout(Duration.ofSeconds(2))
+                .requestTimeout(requestTimeout)
                 .build();
         return closeLater(LockClient.builder(backend).build());
     }
@@ -77,14 +81,14 @@ class EtcdFaultTest {
         AtomicInteger failed = new AtomicInteger();
         AtomicInteger acquiredAfterKill = new AtomicInteger();
         AtomicBoolean killed = new AtomicBoolean();
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
+        // Bounded in count, and in time only as a last resort: a slow machine gets there by count.
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
         ExecutorService pool = Executors.newFixedThreadPool(4);
         try {
             List<Future<?>> workers = new ArrayList<>();
             for (int t = 0; t < 4; t++) {
                 LockClient client = (t % 2 == 0) ? first : second;
                 workers.add(pool.submit(() -> {
-                    // Bounded in count and in time.
                     for (int i = 0; i < 60 && System.nanoTime() < end && acquiredAfterKill.get() < 40; i++) {
                         try (LockLease lease = client.acquire(LockRequest.builder(resource)
                                 .waitTimeout(Duration.ofSeconds(5))
@@ -106,14 +110,14 @@ class EtcdFaultTest {
                     }
                 }));
             }
-            await().atMost(Duration.ofSeconds(20)).until(() -> acquired.get() >= 20);
-            EtcdMember leader = this.cluster.leader();
+            await().atMost(Duration.ofSeconds(60)).until(() -> acquired.get() >= 20);
+            EtcdMember leader = this.cluster.awaitLeader(Duration.ofSeconds(30));
             leader.kill();
             killed.set(true);
-            EtcdMember newLeader = this.cluster.awaitLeader(Duration.ofSeconds(15));
+            EtcdMember newLeader = this.cluster.awaitLeader(Duration.ofSeconds(30));
             assertThat(newLeader).isNotSameAs(leader);
             for (Future<?> worker : workers) {
-                worker.get(90, TimeUnit.SECONDS);
+                worker.get(180, TimeUnit.SECONDS);
             }
         } finally {
             pool.shutdownNow();
@@ -130,7 +134,8 @@ class EtcdFaultTest {
 
     @Test
     void withoutAMajorityNothingIsGrantedAndHeldLocksAreLostByTheirDeadline() throws Exception {
-        LockClient client = client(this.cluster.endpoints());
+        // Requests that may wait 30 s: only the wait time and the lease deadline can end things sooner.
+        LockClient client = client(this.cluster.endpoints(), Duration.ofSeconds(30));
         LockLease held = client.acquire(
                 LockRequest.builder("held").leaseTtl(Duration.ofSeconds(3)).build());
         CountDownLatch lost = new CountDownLatch(1);
@@ -145,19 +150,21 @@ class EtcdFaultTest {
                         .waitTimeout(Duration.ofSeconds(2))
                         .build()))
                 .isInstanceOf(LockBackendUnavailableException.class);
-        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(4));
-        // The held lock cannot be confirmed: by its local deadline (3 s TTL) it is reported lost.
-        assertThat(lost.await(6, TimeUnit.SECONDS)).isTrue();
+        // Ended by its 2 s wait time, not by its requests' 30 s; the rest is a loaded machine's slack.
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(15));
+        // The held lock cannot be confirmed: by its local deadline (3 s TTL) it is reported lost, long
+        // before a request of 30 s could have told.
+        assertThat(lost.await(20, TimeUnit.SECONDS)).isTrue();
         assertThat(held.isValid()).isFalse();
 
         frozen.forEach(EtcdMember::resume);
-        this.cluster.awaitLeader(Duration.ofSeconds(15));
+        this.cluster.awaitLeader(Duration.ofSeconds(30));
         try (EtcdObserver observer = new EtcdObserver(this.cluster.endpoints())) {
             // Whatever the failed attempt may have written is cleaned up: nothing was granted.
-            await().atMost(Duration.ofSeconds(20))
+            await().atMost(Duration.ofSeconds(60))
                     .until(() -> observer.keysOf("blocked").isEmpty());
             // The same client recovers without a restart.
-            LockLease after = await().atMost(Duration.ofSeconds(20))
+            LockLease after = await().atMost(Duration.ofSeconds(60))
                     .ignoreExceptions()
                     .until(() -> client.acquire(LockRequest.of("blocked")), lease -> lease != null);
             assertThat(after.fencingToken()).isGreaterThan(held.fencingToken());
@@ -194,9 +201,9 @@ class EtcdFaultTest {
                 });
             }
             proxy.blackhole();
-            await().atMost(Duration.ofSeconds(10)).until(() -> !held.isValid());
+            await().atMost(Duration.ofSeconds(30)).until(() -> !held.isValid());
             proxy.restore();
-            LockLease after = await().atMost(Duration.ofSeconds(15))
+            LockLease after = await().atMost(Duration.ofSeconds(30))
                     .ignoreExceptions()
                     .until(() -> client.acquire(shortLease), lease -> lease != null);
             assertThat(after.fencingToken()).isGreaterThan(held.fencingToken());
@@ -210,9 +217,12 @@ class EtcdFaultTest {
 
     @Test
     void healthIsDownWithinItsTimeoutWithoutAMajorityAndUpAgainAfter() throws Exception {
-        LockClient client = client(this.cluster.endpoints());
+        LockClient client = client(this.cluster.endpoints(), Duration.ofSeconds(30));
         Duration timeout = Duration.ofSeconds(1);
-        BackendHealth up = client.administration().orElseThrow().health(timeout).get(5, TimeUnit.SECONDS);
+        BackendHealth up = client.administration()
+                .orElseThrow()
+                .health(Duration.ofSeconds(30))
+                .get(60, TimeUnit.SECONDS);
         assertThat(up.up()).isTrue();
         assertThat(up.details()).containsEntry("memberCount", 3).containsKey("leaderId");
 
@@ -220,17 +230,18 @@ class EtcdFaultTest {
         frozen.forEach(EtcdMember::pause);
         long started = System.nanoTime();
         BackendHealth down =
-                client.administration().orElseThrow().health(timeout).get(5, TimeUnit.SECONDS);
-        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(3));
+                client.administration().orElseThrow().health(timeout).get(60, TimeUnit.SECONDS);
+        // Ended by its own 1 s timeout, not by its requests' 30 s; the rest is a loaded machine's slack.
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(15));
         assertThat(down.up()).isFalse();
         assertThat(down.details()).containsKey("error");
 
         frozen.forEach(EtcdMember::resume);
-        await().atMost(Duration.ofSeconds(20))
+        await().atMost(Duration.ofSeconds(60))
                 .until(() -> client.administration()
                         .orElseThrow()
                         .health(timeout)
-                        .get(5, TimeUnit.SECONDS)
+                        .get(60, TimeUnit.SECONDS)
                         .up());
     }
 
@@ -252,7 +263,7 @@ class EtcdFaultTest {
             // etcd committed the put whose answer was lost.
             List<KeyValue> committed = observer.keysOf("lost-response");
             assertThat(committed).hasSize(1);
-            LockLease lease = await().atMost(Duration.ofSeconds(15))
+            LockLease lease = await().atMost(Duration.ofSeconds(30))
                     .ignoreExceptions()
                     .until(() -> client.acquire(request), l -> l != null);
             assertThat(lease.fencingToken()).isEqualTo(committed.get(0).getCreateRevision());
@@ -274,7 +285,7 @@ class EtcdFaultTest {
                 .isInstanceOf(LockBackendUnavailableException.class);
         proxy.restore();
         try (EtcdObserver observer = new EtcdObserver(this.cluster.endpoints())) {
-            await().atMost(Duration.ofSeconds(20))
+            await().atMost(Duration.ofSeconds(60))
                     .until(() -> observer.keysOf("orphan-candidate").isEmpty());
         }
     }

@@ -66,7 +66,7 @@ class EtcdIdleConnectionTest {
                 .build();
         try (LockClient client = LockClient.builder(idle).build()) {
             // One call, then none: no session lease, no watch, nothing open.
-            assertThat(idle.health(Duration.ofSeconds(5)).get().up()).isTrue();
+            assertThat(idle.health(Duration.ofSeconds(30)).get().up()).isTrue();
             // Three ping intervals with no call open: enough for etcd's third strike.
             Thread.sleep(35_000); // an idle period is what is under test, not a wait for a condition
             assertThat(this.goAways).as("GOAWAYs received while idle").isEmpty();

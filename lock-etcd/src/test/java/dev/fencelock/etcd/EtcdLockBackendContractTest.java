@@ -91,7 +91,7 @@ class EtcdLockBackendContractTest extends LockBackendContract {
                                     .isPrefix(true)
                                     .withCountOnly(true)
                                     .build())
-                    .get(5, TimeUnit.SECONDS)
+                    .get(30, TimeUnit.SECONDS)
                     .getCount();
         } catch (Exception ex) {
             throw new IllegalStateException("Could not count keys of " + resource, ex);

@@ -22,15 +22,18 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * A holder learns that its key is gone within about a second, without calling {@code renew()}: an
+ * A holder learns that its key is gone within one watch event, without calling {@code renew()}: an
  * operator's delete, another instance's force-release, a revoked lease. Until it knows, it would
  * keep writing as if it held the lock (a fencing-aware store still refuses it, but only once the
  * next holder wrote).
  */
 class EtcdLossDetectionTest {
 
-    /** About one watch event; the lease TTL (30 s) is far longer, so renewal cannot be what noticed. */
-    private static final Duration NOTICED_WITHIN = Duration.ofMillis(1500);
+    /**
+     * One watch event, with a loaded machine's slack. Nothing else can notice this soon: the first
+     * keep-alive of the holder's 60 s lease is 20 s away, and the orphan sweep a minute.
+     */
+    private static final Duration NOTICED_WITHIN = Duration.ofSeconds(5);
 
     @RegisterExtension
     static final EtcdClusterExtension etcd = EtcdClusterExtension.members(1);
@@ -43,7 +46,7 @@ class EtcdLossDetectionTest {
     void connect() {
         this.holder = LockClient.builder(
                         EtcdLockBackend.builder().endpoints(etcd.endpoints()).build())
-                .defaultLeaseTtl(Duration.ofSeconds(30))
+                .defaultLeaseTtl(Duration.ofSeconds(60))
                 .build();
         this.operator = Client.builder()
                 .endpoints(etcd.endpoints().toArray(String[]::new))
@@ -69,7 +72,7 @@ class EtcdLossDetectionTest {
                         io.etcd.jetcd.options.DeleteOption.builder()
                                 .isPrefix(true)
                                 .build())
-                .get(5, TimeUnit.SECONDS);
+                .get(30, TimeUnit.SECONDS);
 
         assertThat(lost.get(NOTICED_WITHIN.toMillis(), TimeUnit.MILLISECONDS)).isNotNull();
         assertThat(lease.isValid()).isFalse();
@@ -85,7 +88,7 @@ class EtcdLossDetectionTest {
             other.administration()
                     .orElseThrow()
                     .forceRelease(ResourceName.of("force-released", 255))
-                    .get(5, TimeUnit.SECONDS);
+                    .get(30, TimeUnit.SECONDS);
 
             assertThat(lost.get(NOTICED_WITHIN.toMillis(), TimeUnit.MILLISECONDS))
                     .hasMessageContaining("force-released");
@@ -98,7 +101,7 @@ class EtcdLossDetectionTest {
         LockLease lease = this.holder.acquire(LockRequest.of("revoked"));
         CompletableFuture<LockLostException> lost = lostOf(lease);
 
-        this.operator.getLeaseClient().revoke(lease.leaseId()).get(5, TimeUnit.SECONDS);
+        this.operator.getLeaseClient().revoke(lease.leaseId()).get(30, TimeUnit.SECONDS);
 
         assertThat(lost.get(NOTICED_WITHIN.toMillis(), TimeUnit.MILLISECONDS)).isNotNull();
         assertThat(lease.isValid()).isFalse();
@@ -111,10 +114,11 @@ class EtcdLossDetectionTest {
                 LockClient viaProxy = LockClient.builder(EtcdLockBackend.builder()
                                 .endpoints(proxy.endpoint())
                                 .build())
+                        .defaultLeaseTtl(Duration.ofSeconds(60))
                         .build()) {
             LockLease lease = viaProxy.acquire(LockRequest.of("watch-ended"));
             CompletableFuture<LockLostException> lost = lostOf(lease);
-            await().atMost(Duration.ofSeconds(5)).until(() -> proxy.endCalls("etcdserverpb.Watch/Watch") > 0);
+            await().atMost(Duration.ofSeconds(30)).until(() -> proxy.endCalls("etcdserverpb.Watch/Watch") > 0);
             String prefix = ((EtcdLockBackend) viaProxy.backend()).resourcePrefix("watch-ended");
 
             this.operator
@@ -124,9 +128,9 @@ class EtcdLossDetectionTest {
                             io.etcd.jetcd.options.DeleteOption.builder()
                                     .isPrefix(true)
                                     .build())
-                    .get(5, TimeUnit.SECONDS);
+                    .get(30, TimeUnit.SECONDS);
 
-            assertThat(lost.get(NOTICED_WITHIN.toMillis() + 1000, TimeUnit.MILLISECONDS))
+            assertThat(lost.get(NOTICED_WITHIN.multipliedBy(2).toMillis(), TimeUnit.MILLISECONDS))
                     .isNotNull();
         }
     }
@@ -148,8 +152,9 @@ class EtcdLossDetectionTest {
         LockLease again = this.holder.acquire(
                 LockRequest.builder("again").requestId("same").build());
 
+        // A window as long as a true loss may take to be noticed; a slow machine can only shorten what it sees.
         await().during(NOTICED_WITHIN)
-                .atMost(NOTICED_WITHIN.plusSeconds(1))
+                .atMost(NOTICED_WITHIN.plusSeconds(30))
                 .until(() -> kept.isValid() && again.isValid());
         assertThat(lost).isNotDone();
         again.release();

@@ -31,10 +31,25 @@ final class EtcdObserver implements AutoCloseable {
                                     .isPrefix(true)
                                     .withSortField(GetOption.SortTarget.CREATE)
                                     .build())
-                    .get(10, TimeUnit.SECONDS)
+                    .get(30, TimeUnit.SECONDS)
                     .getKvs();
         } catch (Exception ex) {
             throw new IllegalStateException("Could not read keys of " + resource, ex);
+        }
+    }
+
+    /** The keys whose name starts with {@code prefix}, whatever part of the layout they belong to. */
+    List<KeyValue> keysUnder(String prefix) {
+        try {
+            return this.client
+                    .getKVClient()
+                    .get(
+                            ByteSequence.from(prefix, StandardCharsets.UTF_8),
+                            GetOption.builder().isPrefix(true).build())
+                    .get(10, TimeUnit.SECONDS)
+                    .getKvs();
+        } catch (Exception ex) {
+            throw new IllegalStateException("Could not read keys under " + prefix, ex);
         }
     }
 

@@ -38,7 +38,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class EtcdRequestIdReuseTest {
 
-    /** Long enough for any delete still on its way to land. */
+    /**
+     * A window for any delete still on its way to land (sent again 300 ms after no answer, and a second
+     * later in the background); a slow machine can only let one land after it, never fail the check.
+     */
     private static final Duration SETTLED = Duration.ofMillis(1500);
 
     @RegisterExtension
@@ -84,7 +87,7 @@ class EtcdRequestIdReuseTest {
         // The release's delete goes unanswered, so it is retried in the background a moment later.
         this.proxy.stall(GrpcFaultProxy.TXN, 1);
         first.releaseAsync();
-        Awaitility.await().atMost(Duration.ofSeconds(2)).until(() -> this.proxy.stalledCalls(GrpcFaultProxy.TXN) == 1);
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> this.proxy.stalledCalls(GrpcFaultProxy.TXN) == 1);
 
         LockLease again = this.client.acquire(request);
 
@@ -95,28 +98,18 @@ class EtcdRequestIdReuseTest {
     @Test
     void retryingAfterATimeoutWhoseCleanUpIsStillOnItsWayGetsALiveLock() throws Exception {
         LockLease holder = this.other.acquire(LockRequest.of("busy"));
+        // Shorter than the 2 s re-check of a waiter, so the clean-up is the next Txn it sends.
         LockRequest request = LockRequest.builder("busy")
                 .requestId("worker-2")
-                .waitTimeout(Duration.ofSeconds(1))
+                .waitTimeout(Duration.ofMillis(1500))
                 .build();
-        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> {
-            // Queue behind the holder, then let the clean-up delete of the timed-out attempt go unanswered.
-            new Thread(() -> {
-                        try {
-                            Thread.sleep(300);
-                        } catch (InterruptedException ex) {
-                            Thread.currentThread().interrupt();
-                        }
-                        this.proxy.stall(GrpcFaultProxy.TXN, 2);
-                    })
-                    .start();
-            try {
-                this.client.acquire(request);
-                return false;
-            } catch (LockException timedOut) {
-                return true;
-            }
-        });
+        CompletableFuture<LockLease> timedOut = this.client.acquireAsync(request);
+        // Once it queues behind the holder, the clean-up delete after its time-out goes unanswered.
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> this.observer.keysOf("busy").size() == 2);
+        this.proxy.stall(GrpcFaultProxy.TXN, 2);
+        assertThat(timedOut).failsWithin(Duration.ofSeconds(30));
         holder.release();
 
         LockLease again = this.client.acquire(
@@ -129,9 +122,10 @@ class EtcdRequestIdReuseTest {
     @Test
     void aCallersUuidIsNotTakenForAGeneratedIdSoARetryAdoptsTheKeyItsLostAnswerCreated() {
         String idempotencyKey = UUID.randomUUID().toString();
+        // Long enough for the put to reach etcd through the proxy on a loaded machine.
         LockRequest request = LockRequest.builder("uuid-keyed")
                 .requestId(idempotencyKey)
-                .waitTimeout(Duration.ofSeconds(1))
+                .waitTimeout(Duration.ofSeconds(3))
                 .build();
         this.proxy.dropResponses(GrpcFaultProxy.TXN, 1_000);
         assertThatThrownBy(() -> this.client.acquire(request)).isInstanceOf(LockBackendUnavailableException.class);
@@ -140,7 +134,7 @@ class EtcdRequestIdReuseTest {
         // too); the caller's is kept for its retry for the whole retry grace.
         Awaitility.await()
                 .during(Duration.ofMillis(2500))
-                .atMost(Duration.ofSeconds(4))
+                .atMost(Duration.ofSeconds(6)) // inside the 10 s retry grace that keeps the key
                 .until(() -> this.observer.keysOf("uuid-keyed").size() == 1);
         List<KeyValue> created = this.observer.keysOf("uuid-keyed");
 
@@ -149,6 +143,46 @@ class EtcdRequestIdReuseTest {
         assertThat(retried.fencingToken()).isEqualTo(created.get(0).getCreateRevision());
         assertLive(retried, "uuid-keyed");
         retried.release();
+    }
+
+    @Test
+    void anotherClientsLostAnswerForAnIdInUseNeitherBlocksTheHolderNorHidesThatTheIdIsInUse() {
+        LockRequest request = LockRequest.builder("held-elsewhere")
+                .requestId("job-7")
+                .waitTimeout(Duration.ZERO)
+                .build();
+        LockLease holder = this.other.acquire(request);
+        try (LockClient losing = LockClient.builder(EtcdLockBackend.builder()
+                                .endpoints(this.proxy.endpoint())
+                                .attemptTimeout(Duration.ofMillis(300))
+                                .retryGrace(Duration.ofMillis(100))
+                                .build())
+                        .build();
+                LockClient third = LockClient.builder(EtcdLockBackend.builder()
+                                .endpoints(etcd.endpoints())
+                                .build())
+                        .build()) {
+            losing.acquire(LockRequest.of("warm-up")).release();
+            // The losing client's put of the same id is refused by etcd, but the answer never arrives:
+            // it cannot know that, so it abandons the id once its retry grace is over.
+            this.proxy.dropResponses(GrpcFaultProxy.TXN, 1_000);
+            assertThatThrownBy(() -> losing.acquire(request)).isInstanceOf(LockBackendUnavailableException.class);
+            this.proxy.dropResponses(GrpcFaultProxy.TXN, 0);
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(30))
+                    .until(() ->
+                            !this.observer.keysUnder("/fencelock/abandoned/").isEmpty());
+
+            // Whoever else asks for the id learns that it is in use, not that it was abandoned.
+            assertThatThrownBy(() -> third.acquire(request))
+                    .isInstanceOf(LockException.class)
+                    .hasMessageContaining("in use");
+            // And the holder, which lost nothing, may use its own id again after releasing it.
+            holder.release();
+            LockLease again = this.other.acquire(request);
+            assertLive(again, "held-elsewhere");
+            again.release();
+        }
     }
 
     @Test
@@ -298,7 +332,7 @@ class EtcdRequestIdReuseTest {
     }
 
     private void assertLive(BooleanSupplier valid, long token, String resource) {
-        Awaitility.await().during(SETTLED).atMost(SETTLED.plusSeconds(2)).untilAsserted(() -> {
+        Awaitility.await().during(SETTLED).atMost(SETTLED.plusSeconds(30)).untilAsserted(() -> {
             assertThat(this.observer.keysOf(resource))
                     .as("create revisions of the keys of '%s' in etcd, for a lock with token %d", resource, token)
                     .extracting(KeyValue::getCreateRevision)

@@ -40,7 +40,7 @@ class EtcdSessionIsolationTest {
             client.acquire(request("warm-live", 20)).release();
             onDoomed.release();
             // Behind the client's back: its next keep-alive of this lease is 10 s away.
-            operator.getLeaseClient().revoke(onDoomed.leaseId()).get(5, TimeUnit.SECONDS);
+            operator.getLeaseClient().revoke(onDoomed.leaseId()).get(30, TimeUnit.SECONDS);
 
             List<CompletableFuture<LockLease>> acquisitions = new ArrayList<>();
             for (int i = 0; i < ACQUISITIONS; i++) {
@@ -49,7 +49,7 @@ class EtcdSessionIsolationTest {
             List<Throwable> failures = new ArrayList<>();
             for (CompletableFuture<LockLease> acquisition : acquisitions) {
                 try {
-                    LockLease lease = acquisition.get(30, TimeUnit.SECONDS);
+                    LockLease lease = acquisition.get(90, TimeUnit.SECONDS);
                     assertThat(lease.leaseId()).isNotEqualTo(onDoomed.leaseId());
                     lease.release();
                 } catch (java.util.concurrent.ExecutionException ex) {
@@ -63,7 +63,7 @@ class EtcdSessionIsolationTest {
     private static LockRequest request(String resource, int ttlSeconds) {
         return LockRequest.builder(resource)
                 .leaseTtl(Duration.ofSeconds(ttlSeconds))
-                .waitTimeout(Duration.ofSeconds(10))
+                .waitTimeout(Duration.ofSeconds(60)) // a give-up time: every acquisition here must succeed
                 .build();
     }
 }

@@ -35,7 +35,7 @@ class EtcdTlsMembersTest {
         TestCertificates strangers = TestCertificates.create();
         strangers.issueServer(stranger.serverCertificateFile(), stranger.serverKeyFile());
         stranger.restartWithoutWaiting();
-        cluster.awaitLeader(Duration.ofSeconds(10));
+        cluster.awaitLeader(Duration.ofSeconds(30));
 
         try (LockClient client = LockClient.builder(EtcdLockBackend.builder()
                         .endpoints(cluster.endpoints())
@@ -53,7 +53,7 @@ class EtcdTlsMembersTest {
             assertThat(tokens).isSorted().doesNotHaveDuplicates();
 
             BackendHealth health = ((EtcdLockBackend) client.backend())
-                    .health(Duration.ofSeconds(2))
+                    .health(Duration.ofSeconds(30))
                     .join();
             assertThat(health.up()).isTrue();
             assertThat(health.details()).containsEntry("endpointsReachable", 2).containsEntry("endpointCount", 3);

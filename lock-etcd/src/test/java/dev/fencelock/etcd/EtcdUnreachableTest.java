@@ -61,7 +61,7 @@ class EtcdUnreachableTest {
                 .administration()
                 .orElseThrow()
                 .health(Duration.ofSeconds(1))
-                .get(5, TimeUnit.SECONDS);
+                .get(30, TimeUnit.SECONDS);
         assertThat(health.up()).isFalse();
         assertThat(String.valueOf(health.details().get("error"))).contains("refused the connection");
     }

@@ -77,7 +77,8 @@ class LockKeysTest {
         assertThat(this.keys.key(resource, "r-1", LockKind.SHARED)).isEqualTo("/fencelock/locks/catalog/!shared:r-1");
         assertThat(this.keys.key(resource, "r-1", LockKind.permits(3)))
                 .isEqualTo("/fencelock/locks/catalog/#permits-3:r-1");
-        assertThat(this.keys.abandonedMarker(resource, "r-1", LockKind.SHARED))
-                .isEqualTo("/fencelock/abandoned/catalog/!shared:r-1");
+        // A marker names the session that abandoned the request: only that session's put is in doubt.
+        assertThat(this.keys.abandonedMarker(resource, "r-1", LockKind.SHARED, 0x2a))
+                .isEqualTo("/fencelock/abandoned/catalog/2a/!shared:r-1");
     }
 }

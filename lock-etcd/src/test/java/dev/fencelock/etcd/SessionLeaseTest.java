@@ -91,10 +91,17 @@ class SessionLeaseTest {
 
     @Test
     void aFreshSessionIsValidForItsTtlLessTheMargin() {
-        SessionLease session = new SessionLease(1, 30, 30, System.nanoTime());
+        SessionLease session = new SessionLease(1, 30, 30, this.sent);
 
+        // Bracketed by clock readings around the call: exact on any machine, however slow.
+        long before = System.nanoTime();
+        Duration validFor = session.validFor();
+        long after = System.nanoTime();
         assertThat(session.isExpired()).isFalse();
-        assertThat(session.validFor()).isBetween(Duration.ofSeconds(26), Duration.ofSeconds(27));
+        assertThat(validFor)
+                .isBetween(
+                        Duration.ofNanos(this.sent + 27 * SECOND - after),
+                        Duration.ofNanos(this.sent + 27 * SECOND - before));
     }
 
     @Test

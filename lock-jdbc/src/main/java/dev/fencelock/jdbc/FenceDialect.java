@@ -79,31 +79,40 @@ public enum FenceDialect {
                 String resource,
                 long token,
                 boolean readOnly,
-                @Nullable String sessionFence)
+                SessionSettings session)
                 throws SQLException {
             // A failed upsert would abort the whole transaction here, so ask before trying.
             if (readOnly && "on".equals(readString(connection, "SELECT current_setting('transaction_read_only')"))) {
                 return read(connection, table, resource, token);
             }
-            return advance(connection, table, resource, token, sessionFence);
+            return advance(connection, table, resource, token, session);
         }
 
         @Override
-        int upsert(Connection connection, FenceTable table, String resource, long token, @Nullable String sessionFence)
+        int upsert(Connection connection, FenceTable table, String resource, long token, SessionSettings session)
                 throws SQLException {
-            if (sessionFence == null) {
-                return super.upsert(connection, table, resource, token, null);
+            if (session.isEmpty()) {
+                return super.upsert(connection, table, resource, token, session);
             }
-            // The protected tables' fence rides along in the same statement: no round trip of its own.
-            String sql = "WITH session_fence AS (SELECT set_config('fencelock.fence', ?, true))"
+            // The session's settings ride along in the same statement: no round trip of their own.
+            String settings = (session.fence() != null ? "set_config('fencelock.fence', ?, true)" : "1")
+                    + ", "
+                    + (session.idleMillis() > 0 ? "set_config('idle_in_transaction_session_timeout', ?, true)" : "2");
+            String sql = "WITH session_settings AS (SELECT " + settings + ")"
                     + " INSERT INTO " + table + " AS f (resource, token, updated_at)"
-                    + " SELECT ?, ?, LOCALTIMESTAMP FROM session_fence"
+                    + " SELECT ?, ?, LOCALTIMESTAMP FROM session_settings"
                     + " ON CONFLICT (resource) DO UPDATE SET token = EXCLUDED.token, updated_at = EXCLUDED.updated_at"
                     + " WHERE f.token <= EXCLUDED.token";
             try (PreparedStatement statement = connection.prepareStatement(sql)) {
-                statement.setString(1, sessionFence);
-                statement.setString(2, resource);
-                statement.setLong(3, token);
+                int parameter = 1;
+                if (session.fence() != null) {
+                    statement.setString(parameter++, session.fence());
+                }
+                if (session.idleMillis() > 0) {
+                    statement.setString(parameter++, Long.toString(session.idleMillis()));
+                }
+                statement.setString(parameter++, resource);
+                statement.setLong(parameter, token);
                 return statement.executeUpdate();
             }
         }
@@ -143,26 +152,32 @@ public enum FenceDialect {
         }
 
         @Override
-        Verdict advance(
-                Connection connection, FenceTable table, String resource, long token, @Nullable String sessionFence)
+        Verdict advance(Connection connection, FenceTable table, String resource, long token, SessionSettings session)
                 throws SQLException {
-            upsert(connection, table, resource, token, null);
+            upsert(connection, table, resource, token, SessionSettings.NONE);
+            if (session.idleMillis() > 0) {
+                try (PreparedStatement statement =
+                        connection.prepareStatement("SET SESSION idle_write_transaction_timeout = ?")) {
+                    statement.setLong(1, Math.max(1, (session.idleMillis() + 999) / 1000));
+                    statement.execute();
+                }
+            }
             Long stored;
-            if (sessionFence == null) {
+            if (session.fence() == null) {
                 stored = readToken(
                         connection, "SELECT token FROM " + table + " WHERE resource = ? FOR UPDATE", resource);
             } else {
                 // The protected tables' fence is set by the same read: no round trip of its own.
                 try (PreparedStatement statement = connection.prepareStatement(
                         "SELECT token, @fencelock_fence := ?" + " FROM " + table + " WHERE resource = ? FOR UPDATE")) {
-                    statement.setString(1, sessionFence);
+                    statement.setString(1, session.fence());
                     statement.setString(2, resource);
                     try (ResultSet rows = statement.executeQuery()) {
                         stored = rows.next() ? rows.getLong(1) : null;
                     }
                 }
                 if (stored == null) {
-                    FenceProtection.setSessionFence(connection, this, sessionFence);
+                    FenceProtection.setSessionFence(connection, this, session.fence());
                 }
             }
             return (stored != null && stored == token) ? Verdict.ACCEPTED : new Verdict(false, stored);
@@ -218,19 +233,18 @@ public enum FenceDialect {
         }
 
         @Override
-        Verdict advance(
-                Connection connection, FenceTable table, String resource, long token, @Nullable String sessionFence)
+        Verdict advance(Connection connection, FenceTable table, String resource, long token, SessionSettings session)
                 throws SQLException {
-            if (sessionFence != null) {
-                FenceProtection.setSessionFence(connection, this, sessionFence); // in-process: nothing to save
+            if (session.fence() != null) {
+                FenceProtection.setSessionFence(connection, this, session.fence()); // in-process: nothing to save
             }
             try {
-                return super.advance(connection, table, resource, token, null);
+                return super.advance(connection, table, resource, token, SessionSettings.NONE);
             } catch (SQLException ex) {
                 if (!"23505".equals(ex.getSQLState())) {
                     throw ex;
                 }
-                return super.advance(connection, table, resource, token, null);
+                return super.advance(connection, table, resource, token, SessionSettings.NONE);
             }
         }
 
@@ -315,9 +329,9 @@ public enum FenceDialect {
      * Runs the conditional upsert on {@code connection} (in its current transaction) and says whether
      * the token was accepted.
      */
-    Verdict advance(Connection connection, FenceTable table, String resource, long token, @Nullable String sessionFence)
+    Verdict advance(Connection connection, FenceTable table, String resource, long token, SessionSettings session)
             throws SQLException {
-        if (upsert(connection, table, resource, token, sessionFence) > 0) {
+        if (upsert(connection, table, resource, token, session) > 0) {
             return Verdict.ACCEPTED;
         }
         // Only for the message: the refused upsert already told us a newer token is stored.
@@ -340,10 +354,10 @@ public enum FenceDialect {
             String resource,
             long token,
             boolean readOnly,
-            @Nullable String sessionFence)
+            SessionSettings session)
             throws SQLException {
         try {
-            return advance(connection, table, resource, token, sessionFence);
+            return advance(connection, table, resource, token, session);
         } catch (SQLException ex) {
             // MariaDB and H2 undo only the failed statement, so the transaction can still read.
             if (readOnly && isReadOnlyRefusal(ex)) {
@@ -404,13 +418,13 @@ public enum FenceDialect {
     abstract boolean isMissingTable(SQLException ex);
 
     /**
-     * Runs the conditional upsert; with {@code sessionFence}, also puts the protected tables' fence
-     * in the session (where the dialect can, in the same statement).
+     * Runs the conditional upsert, and puts {@code session}'s settings in the session (in the same
+     * statement where the dialect can).
      */
-    int upsert(Connection connection, FenceTable table, String resource, long token, @Nullable String sessionFence)
+    int upsert(Connection connection, FenceTable table, String resource, long token, SessionSettings session)
             throws SQLException {
-        if (sessionFence != null) {
-            FenceProtection.setSessionFence(connection, this, sessionFence);
+        if (session.fence() != null) {
+            FenceProtection.setSessionFence(connection, this, session.fence());
         }
         try (PreparedStatement statement = connection.prepareStatement(upsertSql(table))) {
             statement.setString(1, resource);

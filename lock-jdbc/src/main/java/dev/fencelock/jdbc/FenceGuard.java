@@ -56,6 +56,8 @@ public final class FenceGuard {
 
     private final boolean checkInClient;
 
+    private final boolean boundIdleTransactions;
+
     private volatile @Nullable FenceDialect detectedDialect;
 
     private volatile @Nullable SqlReader reader;
@@ -67,7 +69,8 @@ public final class FenceGuard {
             @Nullable FenceDialect dialect,
             boolean allowProcedureCalls,
             List<String> protectedTables,
-            boolean checkInClient) {
+            boolean checkInClient,
+            boolean boundIdleTransactions) {
         this.table = table;
         this.scope = scope;
         this.scopeRollout = scopeRollout;
@@ -75,6 +78,7 @@ public final class FenceGuard {
         this.allowProcedureCalls = allowProcedureCalls;
         this.protectedTables = protectedTables;
         this.checkInClient = checkInClient;
+        this.boundIdleTransactions = boundIdleTransactions;
     }
 
     /** A guard on the default table ({@value FenceTable#DEFAULT_NAME}), dialect detected. */
@@ -109,7 +113,7 @@ public final class FenceGuard {
      * @throws SQLException for any other database error
      */
     public void check(Connection connection, Fence fence) throws SQLException {
-        present(connection, fence, null, null);
+        present(connection, fence, null, SessionSettings.NONE);
     }
 
     /**
@@ -119,7 +123,7 @@ public final class FenceGuard {
      * @return whether the transaction now holds the fence row's lock: false after a read-only
      *     transaction's plain read, which locks nothing
      */
-    boolean present(Connection connection, Fence fence, @Nullable Boolean readOnly, @Nullable String sessionFence)
+    boolean present(Connection connection, Fence fence, @Nullable Boolean readOnly, SessionSettings session)
             throws SQLException {
         checkLocally(connection, fence);
         String resource = fence.resource();
@@ -129,9 +133,10 @@ public final class FenceGuard {
         boolean rowLocked = true;
         if (this.scopeRollout) {
             // The unscoped row first, always in this order, so two scoped guards never wait on each other in a cycle.
-            rowLocked = advance(connection, dialect, resource, resource, fence.token(), readOnlyHint, null);
+            rowLocked =
+                    advance(connection, dialect, resource, resource, fence.token(), readOnlyHint, SessionSettings.NONE);
         }
-        return advance(connection, dialect, resource, key, fence.token(), readOnlyHint, sessionFence) && rowLocked;
+        return advance(connection, dialect, resource, key, fence.token(), readOnlyHint, session) && rowLocked;
     }
 
     /**
@@ -145,13 +150,14 @@ public final class FenceGuard {
             throw new FencingTokenRejectedException(
                     resource,
                     fence.token(),
-                    "Lock on '" + preview(resource) + "' is no longer held (lease lost, released or expired);"
+                    "Lock on '" + GuardMessages.preview(resource)
+                            + "' is no longer held (lease lost, released or expired);"
                             + " refused the write with fencing token " + fence.token()
                             + " before it reached the database. Roll back and acquire the lock again.",
                     FencingTokenRejectedException.RefusedBy.CLIENT);
         }
         if (resource.indexOf(SCOPE_SEPARATOR) >= 0) {
-            throw new InvalidLockKeyException("Lock resource '" + preview(resource)
+            throw new InvalidLockKeyException("Lock resource '" + GuardMessages.preview(resource)
                     + "' contains U+001F, which separates a fence row's scope from its resource; nothing was written.");
         }
         String key = rowKey(resource);
@@ -167,19 +173,24 @@ public final class FenceGuard {
             String key,
             long token,
             boolean readOnly,
-            @Nullable String sessionFence)
+            SessionSettings session)
             throws SQLException {
         FenceDialect.Verdict verdict;
         try {
-            verdict = dialect.present(connection, this.table, key, token, readOnly, sessionFence);
+            verdict = dialect.present(connection, this.table, key, token, readOnly, session);
         } catch (SQLException ex) {
             if (dialect.isMissingTable(ex)) {
-                throw missingTable(dialect, ex);
+                throw new LockException(GuardMessages.missingTable(this.table, dialect), ex);
             }
             throw ex;
         }
         if (!verdict.accepted()) {
-            throw new FencingTokenRejectedException(resource, token, rejection(resource, token, verdict));
+            throw new FencingTokenRejectedException(
+                    resource,
+                    token,
+                    verdict.storedToken(),
+                    GuardMessages.rejection(this.table, resource, token, verdict.storedToken()),
+                    FencingTokenRejectedException.RefusedBy.FENCE_TABLE);
         }
         return verdict.rowLocked();
     }
@@ -232,6 +243,17 @@ public final class FenceGuard {
      */
     public boolean checksInClient() {
         return this.checkInClient;
+    }
+
+    /**
+     * Whether a transaction that presented a fence with a lease may sit idle no longer than the
+     * lease has left (PostgreSQL: {@code idle_in_transaction_session_timeout} for the transaction;
+     * MariaDB: {@code idle_write_transaction_timeout} for the session, given back when the
+     * connection is closed). The database then ends a frozen holder's session and its fence row
+     * lock goes with it, so the next holder waits about one lease at most.
+     */
+    public boolean boundsIdleTransactions() {
+        return this.boundIdleTransactions;
     }
 
     /** Installs (or replaces) the protection of every protected table; see {@link FenceProtection#ddl}. */
@@ -306,37 +328,8 @@ public final class FenceGuard {
 
     private void checkLength(String resource, int length) {
         if (length > this.table.resourceLength()) {
-            String what = (this.scope != null)
-                    ? "With scope '" + this.scope + "', the fence row of lock resource '" + preview(resource) + "' is "
-                    : "Lock resource '" + preview(resource) + "' is ";
-            throw new InvalidLockKeyException(what + length
-                    + " characters, longer than the resource column of fence table '" + this.table + "' ("
-                    + this.table.resourceLength() + "); nothing was written. Shorten the lock key (or the scope) or"
-                    + " widen the column and the guard's resourceLength together.");
+            throw new InvalidLockKeyException(GuardMessages.tooLong(this.table, this.scope, resource, length));
         }
-    }
-
-    private LockException missingTable(FenceDialect dialect, SQLException ex) {
-        return new LockException(
-                "Fence table '" + this.table + "' does not exist in this " + dialect.displayName()
-                        + " database. Create it in a migration (Flyway/Liquibase) with: "
-                        + dialect.createTableSql(this.table)
-                        + " -- or let FenceLock create it at startup (initialize-schema /"
-                        + " FenceGuard.createTableIfMissing).",
-                ex);
-    }
-
-    private String rejection(String resource, long token, FenceDialect.Verdict verdict) {
-        String newer = (verdict.storedToken() != null)
-                ? "a newer lock holder already wrote with token " + verdict.storedToken()
-                : "a newer lock holder already wrote";
-        return "Fencing token " + token + " for '" + preview(resource) + "' was refused by fence table '"
-                + this.table + "': " + newer + ". This process lost the lock (e.g. it was paused past its lease);"
-                + " roll back the transaction and do not retry with the same lock.";
-    }
-
-    private static String preview(String resource) {
-        return (resource.length() > 60) ? resource.substring(0, 60) + "…" : resource;
     }
 
     @Override
@@ -364,6 +357,8 @@ public final class FenceGuard {
         private final List<String> protectedTables = new ArrayList<>();
 
         private boolean checkInClient = true;
+
+        private boolean boundIdleTransactions = true;
 
         private Builder() {}
 
@@ -443,6 +438,19 @@ public final class FenceGuard {
             return this;
         }
 
+        /**
+         * Whether the database ends a fenced transaction that sits idle longer than its lease has left
+         * (default: true): a holder frozen inside its transaction then keeps the fence row, and every
+         * later holder of the resource waiting for it, for about one lease instead of for as long as
+         * it stays frozen. The database ends the frozen holder's session (PostgreSQL
+         * {@code idle_in_transaction_session_timeout}, MariaDB {@code idle_write_transaction_timeout});
+         * a transaction that legitimately idles longer than its lease under the lock fails the same way.
+         */
+        public Builder boundIdleTransactions(boolean bound) {
+            this.boundIdleTransactions = bound;
+            return this;
+        }
+
         /** Overrides dialect detection, e.g. for a database that reports another product name. */
         public Builder dialect(FenceDialect dialect) {
             this.dialect = dialect;
@@ -454,7 +462,7 @@ public final class FenceGuard {
          */
         public FenceGuard build() {
             if (this.scope != null && !isValidScope(this.scope)) {
-                throw new IllegalArgumentException("Fence scope '" + preview(this.scope)
+                throw new IllegalArgumentException("Fence scope '" + GuardMessages.preview(this.scope)
                         + "' must be 1 to 128 printable characters without leading or trailing white space");
             }
             if (this.scopeRollout && this.scope == null) {
@@ -473,7 +481,8 @@ public final class FenceGuard {
                     this.dialect,
                     this.allowProcedureCalls,
                     List.copyOf(this.protectedTables),
-                    this.checkInClient);
+                    this.checkInClient,
+                    this.boundIdleTransactions);
         }
 
         private static boolean isValidScope(String scope) {

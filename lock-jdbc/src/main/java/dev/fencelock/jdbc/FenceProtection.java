@@ -1,5 +1,9 @@
 package dev.fencelock.jdbc;
 
+import dev.fencelock.FencingContext;
+import dev.fencelock.FencingContext.Fence;
+import dev.fencelock.FencingTokenRejectedException;
+import dev.fencelock.LockException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -7,6 +11,8 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.UnaryOperator;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
@@ -37,6 +43,8 @@ import org.jspecify.annotations.Nullable;
  * back-office tools, never set by FenceLock.
  */
 public final class FenceProtection {
+
+    private static final Pattern STALE_MESSAGE = Pattern.compile("fencelock: stale -?\\d+ < (\\d+)");
 
     /** SQLSTATE of a write that carries no fence (MariaDB: {@code 45F01}). */
     public static final String NO_FENCE = "FL001";
@@ -140,9 +148,12 @@ public final class FenceProtection {
         return dialect == FenceDialect.MARIADB;
     }
 
-    /** Removes the session's fence (MariaDB). */
-    static void clearSessionFence(Connection connection) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement("SET @fencelock_fence = NULL")) {
+    /** Removes the session's fence, and gives back its idle-transaction bound (MariaDB), in one statement. */
+    static void resetSession(Connection connection, boolean fence, boolean idleBound) throws SQLException {
+        String sql = "SET " + (fence ? "@fencelock_fence = NULL" : "")
+                + (fence && idleBound ? ", " : "")
+                + (idleBound ? "SESSION idle_write_transaction_timeout = DEFAULT" : "");
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
             statement.execute();
         }
     }
@@ -170,6 +181,48 @@ public final class FenceProtection {
             }
         }
         return null;
+    }
+
+    /**
+     * What a protected table's refusal in {@code failure} means to the caller, or {@code null} when it
+     * is none: a stale token becomes a {@link FencingTokenRejectedException} (refused by the protected
+     * table, told to {@code rejections}), a missing fence or a write from a nested transaction a {@link
+     * LockException}.
+     */
+    static @Nullable RuntimeException translate(
+            SQLException failure, UnaryOperator<FencingTokenRejectedException> rejections) {
+        SQLException refusal = refusal(failure);
+        if (refusal == null) {
+            return null;
+        }
+        String kind = kind(refusal);
+        if (!kind.equals(STALE)) {
+            return new LockException(
+                    "The database refused the write: " + refusal.getMessage()
+                            + (kind.equals(NO_FENCE)
+                                    ? " (configure the table among the guard's protected tables, or write under a lock)"
+                                    : ""),
+                    failure);
+        }
+        Fence fence = FencingContext.writeFence().orElse(null);
+        String resource = (fence != null) ? fence.resource() : "?";
+        long token = (fence != null) ? fence.token() : -1;
+        FencingTokenRejectedException rejection = new FencingTokenRejectedException(
+                resource,
+                token,
+                acceptedToken(refusal),
+                "Fencing token " + token + " for '" + resource + "' was refused by a protected table in the database ("
+                        + refusal.getMessage() + "): a newer lock holder already wrote. This process lost the lock;"
+                        + " roll back the transaction and do not retry with the same lock.",
+                FencingTokenRejectedException.RefusedBy.PROTECTED_TABLE);
+        rejection.initCause(failure);
+        return rejections.apply(rejection);
+    }
+
+    /** The newer token named by a trigger's "fencelock: stale T < S for key" message, if it is there. */
+    private static @Nullable Long acceptedToken(SQLException refusal) {
+        Matcher stale = STALE_MESSAGE.matcher(String.valueOf(refusal.getMessage()));
+        return stale.find() ? Long.valueOf(stale.group(1)) : null;
     }
 
     /** {@link #NO_FENCE}, {@link #STALE} or {@link #NESTED} for a refusal of any database. */

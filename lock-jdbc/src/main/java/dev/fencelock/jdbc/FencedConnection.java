@@ -57,6 +57,9 @@ final class FencedConnection implements InvocationHandler {
     /** Whether this session may still hold a fence this connection set (MariaDB's outlive the transaction). */
     private boolean sessionFenceSet;
 
+    /** Whether this connection bounded its session's idle transactions (MariaDB's bound outlives the transaction). */
+    private boolean idleBounded;
+
     private FencedConnection(Connection target, FenceGuard guard, Consumer<FencingTokenRejectedException> rejections) {
         this.target = target;
         this.guard = guard;
@@ -353,12 +356,17 @@ final class FencedConnection implements InvocationHandler {
             String value = SessionFence.of(rows, transaction.rides());
             sessionFence = value.equals(transaction.sessionFence()) ? null : value;
         }
+        FenceDialect dialect = this.guard.dialect(this.target);
+        long idleMillis = (this.idleBounded && FenceProtection.outlivesTransaction(dialect)) ? 0 : idleBound(fences);
+        SessionSettings session = new SessionSettings(sessionFence, idleMillis);
         for (Fence fence : toPresent) {
-            // The protected tables' fence rides along with the guard's own statement where it can.
-            transaction.presented(fence, present(fence, sessionFence));
+            // The session's settings ride along with the guard's own statement where the dialect can.
+            transaction.presented(fence, present(fence, session));
+        }
+        if (!toPresent.isEmpty() && idleMillis > 0) {
+            this.idleBounded = true;
         }
         if (sessionFence != null) {
-            FenceDialect dialect = this.guard.dialect(this.target);
             if (toPresent.isEmpty() || !this.guard.checksInClient()) {
                 FenceProtection.setSessionFence(this.target, dialect, sessionFence);
             }
@@ -367,14 +375,36 @@ final class FencedConnection implements InvocationHandler {
         }
     }
 
+    /**
+     * How long a transaction that presents {@code fences} may sit idle before the database ends it:
+     * the shortest time left on their leases, and a second more. A holder frozen inside its
+     * transaction would otherwise keep the fence row locked for as long as it stays frozen. 0 when
+     * the guard does not bound idle transactions or no fence has a lease.
+     */
+    private long idleBound(List<Fence> fences) {
+        if (!this.guard.boundsIdleTransactions()) {
+            return 0;
+        }
+        long bound = Long.MAX_VALUE;
+        for (Fence fence : fences) {
+            if (fence.lease() != null) {
+                long left = fence.lease().expiresAt().toEpochMilli() - System.currentTimeMillis();
+                bound = Math.min(bound, Math.max(left, 0) + 1000);
+            }
+        }
+        return (bound == Long.MAX_VALUE) ? 0 : bound;
+    }
+
     /** Clears the session's fence where it outlives transactions (MariaDB), if this connection set one. */
     private void clearSessionFence() throws SQLException {
-        if (!this.sessionFenceSet) {
+        boolean idle = this.idleBounded && FenceProtection.outlivesTransaction(this.guard.dialect(this.target));
+        if (!this.sessionFenceSet && !idle) {
             return;
         }
         try {
-            FenceProtection.clearSessionFence(this.target);
+            FenceProtection.resetSession(this.target, this.sessionFenceSet, idle);
             this.sessionFenceSet = false;
+            this.idleBounded = false;
         } catch (SQLException ex) {
             // A session that may still carry the fence must not serve anyone else: take it out of its pool.
             this.target.abort(Runnable::run);
@@ -382,38 +412,10 @@ final class FencedConnection implements InvocationHandler {
         }
     }
 
-    /**
-     * What a protected table's refusal in {@code failure} means to the caller, or {@code null} when
-     * it is none: a stale token becomes a {@link FencingTokenRejectedException} (refused by the
-     * protected table), a missing fence or a write from a nested transaction a {@link LockException}.
-     */
+    /** What a protected table's refusal in {@code failure} means to the caller, or {@code null} (see {@link FenceProtection#translate}). */
     @Nullable
     RuntimeException refusalOf(SQLException failure) {
-        SQLException refusal = FenceProtection.refusal(failure);
-        if (refusal == null) {
-            return null;
-        }
-        String kind = FenceProtection.kind(refusal);
-        if (!kind.equals(FenceProtection.STALE)) {
-            return new LockException(
-                    "The database refused the write: " + refusal.getMessage()
-                            + (kind.equals(FenceProtection.NO_FENCE)
-                                    ? " (configure the table among the guard's protected tables, or write under a lock)"
-                                    : ""),
-                    failure);
-        }
-        Fence fence = FencingContext.writeFence().orElse(null);
-        String resource = (fence != null) ? fence.resource() : "?";
-        long token = (fence != null) ? fence.token() : -1;
-        FencingTokenRejectedException rejection = new FencingTokenRejectedException(
-                resource,
-                token,
-                "Fencing token " + token + " for '" + resource + "' was refused by a protected table in the database ("
-                        + refusal.getMessage() + "): a newer lock holder already wrote. This process lost the lock;"
-                        + " roll back the transaction and do not retry with the same lock.",
-                FencingTokenRejectedException.RefusedBy.PROTECTED_TABLE);
-        rejection.initCause(failure);
-        return reported(rejection);
+        return FenceProtection.translate(failure, this::reported);
     }
 
     /** Before a commit: a transaction that rode on another's lock presents the fence if that lock may be gone. */
@@ -423,11 +425,11 @@ final class FencedConnection implements InvocationHandler {
             return;
         }
         for (Fence fence : transaction.ridesToConfirm()) {
-            transaction.presented(fence, present(fence, null));
+            transaction.presented(fence, present(fence, SessionSettings.NONE));
         }
     }
 
-    private boolean present(Fence fence, @Nullable String sessionFence) throws SQLException {
+    private boolean present(Fence fence, SessionSettings session) throws SQLException {
         if (this.readOnly == null) {
             this.readOnly = this.target.isReadOnly();
         }
@@ -437,7 +439,7 @@ final class FencedConnection implements InvocationHandler {
                 this.guard.checkLocally(this.target, fence);
                 return true;
             }
-            return this.guard.present(this.target, fence, this.readOnly, sessionFence);
+            return this.guard.present(this.target, fence, this.readOnly, session);
         } catch (FencingTokenRejectedException rejection) {
             throw reported(rejection);
         }

@@ -81,7 +81,7 @@ public final class H2FenceTrigger implements org.h2.api.Trigger {
             int colon = item.indexOf(':');
             long token = Long.parseLong(item.substring(0, colon));
             String key = item.substring(colon + 1);
-            FenceDialect.Verdict verdict = FenceDialect.H2.advance(connection, table, key, token, null);
+            FenceDialect.Verdict verdict = FenceDialect.H2.advance(connection, table, key, token, SessionSettings.NONE);
             if (!verdict.accepted()) {
                 throw new SQLException(
                         "fencelock: stale " + token + " < " + verdict.storedToken() + " for " + key

@@ -73,6 +73,7 @@ class FenceGuardTest {
 
                 assertThat(rejected.getResource()).isEqualTo("order:1");
                 assertThat(rejected.getToken()).isEqualTo(5);
+                assertThat(rejected.getAcceptedToken()).hasValue(9);
                 assertThat(rejected.getMessage())
                         .contains("'order:1'", "token 5", "token 9", fixture.fenceTable, "roll back");
             }

@@ -155,7 +155,10 @@ class FenceSerialisationTest {
         return result;
     }
 
-    /** The other transaction must be blocked on the fence row, not finished. */
+    /**
+     * The other transaction must be blocked on the fence row, not finished. A window, not a wait: a
+     * slow machine can only let a wrongly finished transaction go unseen, never fail this check.
+     */
     private static void assertStillWaiting(Future<Void> other) {
         assertThatThrownBy(() -> other.get(300, TimeUnit.MILLISECONDS)).isInstanceOf(TimeoutException.class);
     }

@@ -17,7 +17,7 @@ enum FencingDatabase {
         @Override
         DataSource create() {
             JdbcDataSource dataSource = new JdbcDataSource();
-            dataSource.setURL("jdbc:h2:mem:fencelock_zombie;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=5000");
+            dataSource.setURL("jdbc:h2:mem:fencelock_zombie;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=30000");
             dataSource.setUser("sa");
             return dataSource;
         }
@@ -34,8 +34,9 @@ enum FencingDatabase {
             dataSource.setURL(url());
             dataSource.setUser(USER);
             dataSource.setPassword(USER);
-            dataSource.setOptions("-c lock_timeout=5000");
-            dataSource.setConnectTimeout(5);
+            // Lock waits and connects give up after 30 s: limits for a hung test, not measures of speed.
+            dataSource.setOptions("-c lock_timeout=30000");
+            dataSource.setConnectTimeout(30);
             return dataSource;
         }
 
@@ -49,7 +50,7 @@ enum FencingDatabase {
         DataSource create() throws SQLException {
             String url = url();
             MariaDbDataSource dataSource = new MariaDbDataSource(url + (url.contains("?") ? "&" : "?")
-                    + "sessionVariables=innodb_lock_wait_timeout=5&connectTimeout=5000");
+                    + "sessionVariables=innodb_lock_wait_timeout=30&connectTimeout=30000");
             dataSource.setUser(USER);
             dataSource.setPassword(USER);
             return dataSource;

@@ -58,8 +58,12 @@ class ProtectedTablesTest {
                 connection.setAutoCommit(false);
                 assertThatThrownBy(() -> stock.setQty(connection, 1))
                         .isInstanceOf(FencingTokenRejectedException.class)
-                        .satisfies(refused -> assertThat(((FencingTokenRejectedException) refused).refusedBy())
-                                .isEqualTo(FencingTokenRejectedException.RefusedBy.PROTECTED_TABLE));
+                        .satisfies(refused -> {
+                            FencingTokenRejectedException rejection = (FencingTokenRejectedException) refused;
+                            assertThat(rejection.refusedBy())
+                                    .isEqualTo(FencingTokenRejectedException.RefusedBy.PROTECTED_TABLE);
+                            assertThat(rejection.getAcceptedToken()).hasValue(7);
+                        });
                 connection.rollback();
             }
             assertThat(stock.fixture.qty("apple")).isEqualTo(100L);

@@ -14,6 +14,8 @@ final class StubLease {
 
     private volatile boolean valid = true;
 
+    private volatile java.time.Instant expiresAt = java.time.Instant.now().plusSeconds(30);
+
     StubLease(String resource, long token) {
         this(resource, token, true);
     }
@@ -31,6 +33,8 @@ final class StubLease {
                             return token;
                         case "isExclusive":
                             return exclusive;
+                        case "expiresAt":
+                            return this.expiresAt;
                         case "hashCode":
                             return System.identityHashCode(proxy);
                         case "equals":
@@ -45,6 +49,10 @@ final class StubLease {
 
     LockLease lease() {
         return this.lease;
+    }
+
+    void expiresAt(java.time.Instant expiresAt) {
+        this.expiresAt = expiresAt;
     }
 
     void lose() {

@@ -20,7 +20,7 @@ enum TestDatabase {
         @Override
         DataSource create() {
             JdbcDataSource dataSource = new JdbcDataSource();
-            dataSource.setURL("jdbc:h2:mem:fencelock_jdbc;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=5000");
+            dataSource.setURL("jdbc:h2:mem:fencelock_jdbc;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=30000");
             dataSource.setUser("sa");
             return dataSource;
         }
@@ -42,8 +42,9 @@ enum TestDatabase {
             dataSource.setURL(url());
             dataSource.setUser(USER);
             dataSource.setPassword(USER);
-            dataSource.setOptions("-c lock_timeout=5000");
-            dataSource.setConnectTimeout(5);
+            // Lock waits and connects give up after 30 s: limits for a hung test, not measures of speed.
+            dataSource.setOptions("-c lock_timeout=30000");
+            dataSource.setConnectTimeout(30);
             return dataSource;
         }
 
@@ -63,7 +64,7 @@ enum TestDatabase {
             String url = url();
             String separator = url.contains("?") ? "&" : "?";
             MariaDbDataSource dataSource = new MariaDbDataSource(
-                    url + separator + "sessionVariables=innodb_lock_wait_timeout=5&connectTimeout=5000");
+                    url + separator + "sessionVariables=innodb_lock_wait_timeout=30&connectTimeout=30000");
             dataSource.setUser(USER);
             dataSource.setPassword(USER);
             return dataSource;
@@ -121,7 +122,7 @@ enum TestDatabase {
         }
         String url = url();
         MariaDbDataSource dataSource = new MariaDbDataSource(url + (url.contains("?") ? "&" : "?")
-                + "allowMultiQueries=true&sessionVariables=innodb_lock_wait_timeout=5&connectTimeout=5000");
+                + "allowMultiQueries=true&sessionVariables=innodb_lock_wait_timeout=30&connectTimeout=30000");
         dataSource.setUser(USER);
         dataSource.setPassword(USER);
         return dataSource;

@@ -92,7 +92,7 @@ class ZombieWriterTest {
         // B waits for the lock, gets a larger token, and writes and commits under its fence.
         LockLease leaseB = closeLater(clientB.acquire(LockRequest.builder(resource)
                 .leaseTtl(Duration.ofSeconds(10))
-                .waitTimeout(Duration.ofSeconds(15))
+                .waitTimeout(Duration.ofSeconds(30))
                 .build()));
         assertThat(leaseB.fencingToken()).isGreaterThan(tokenA);
         try (FencingContext.Scope scope = FencingContext.open(leaseB)) {

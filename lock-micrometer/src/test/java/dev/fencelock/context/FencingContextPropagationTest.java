@@ -45,12 +45,12 @@ class FencingContextPropagationTest {
         List<Fence> seen;
         try (FencingContext.Scope first = FencingContext.push(outer);
                 FencingContext.Scope second = FencingContext.push(inner)) {
-            seen = propagating.submit(FencingContext::all).get(5, TimeUnit.SECONDS);
+            seen = propagating.submit(FencingContext::all).get(10, TimeUnit.SECONDS);
         }
 
         assertThat(seen).containsExactly(outer, inner);
         // The pool thread is left as it was: no fence stays behind for its next task.
-        assertThat(this.plain.submit(FencingContext::all).get(5, TimeUnit.SECONDS))
+        assertThat(this.plain.submit(FencingContext::all).get(10, TimeUnit.SECONDS))
                 .isEmpty();
     }
 
@@ -64,7 +64,7 @@ class FencingContextPropagationTest {
                     .submit(() -> FencingContext.setAll(List.of(new Fence("stale", 1, null))))
                     .get();
         }
-        Optional<Fence> seen = propagating.submit(FencingContext::current).get(5, TimeUnit.SECONDS);
+        Optional<Fence> seen = propagating.submit(FencingContext::current).get(10, TimeUnit.SECONDS);
         assertThat(seen).isEmpty();
         this.plain.submit(() -> FencingContext.setAll(List.of())).get();
     }
@@ -96,6 +96,6 @@ class FencingContextPropagationTest {
             continued = CompletableFuture.supplyAsync(() -> 1, propagating)
                     .thenApplyAsync(ignored -> FencingContext.current(), propagating);
         }
-        assertThat(continued.get(5, TimeUnit.SECONDS)).contains(fence);
+        assertThat(continued.get(10, TimeUnit.SECONDS)).contains(fence);
     }
 }

@@ -155,7 +155,7 @@ class LockMetricsTest {
         CompletableFuture<LockLease> waiting = this.client.acquireAsync(
                 LockRequest.builder("hot:1").waitTimeout(Duration.ofSeconds(10)).build());
 
-        await().atMost(Duration.ofSeconds(5))
+        await().atMost(Duration.ofSeconds(10))
                 .until(() -> this.registry
                                 .get("fencelock.hot.waiting")
                                 .tag("rank", "1")
@@ -230,9 +230,9 @@ class LockMetricsTest {
                 .lockName("fragile")
                 .build());
         ((InMemoryLockBackend) this.client.backend()).pauseRenewals();
-        await().atMost(Duration.ofSeconds(5)).until(() -> !lease.isValid());
+        await().atMost(Duration.ofSeconds(10)).until(() -> !lease.isValid());
         // The counter exists at zero from the acquisition on; the loss is counted off the detecting thread.
-        await().atMost(Duration.ofSeconds(5))
+        await().atMost(Duration.ofSeconds(10))
                 .until(() -> this.registry
                                 .get("fencelock.lost")
                                 .tag("lock", "fragile")
@@ -260,7 +260,7 @@ class LockMetricsTest {
         LockLease lost = this.client.acquire(
                 LockRequest.builder("order:8").lockName("order").build());
         this.other.administration().orElseThrow().forceRelease(ResourceName.of("order:8", 255));
-        await().atMost(Duration.ofSeconds(5))
+        await().atMost(Duration.ofSeconds(10))
                 .until(() -> this.auditLines.list.stream()
                         .anyMatch(event -> event.getFormattedMessage().startsWith("event=lost")));
         lost.release();
@@ -282,11 +282,11 @@ class LockMetricsTest {
         LockLease lease = this.client.acquire(
                 LockRequest.builder("order:9").lockName("order").build());
         this.other.administration().orElseThrow().forceRelease(ResourceName.of("order:9", 255));
-        await().atMost(Duration.ofSeconds(5)).until(() -> !lease.isValid());
+        await().atMost(Duration.ofSeconds(10)).until(() -> !lease.isValid());
 
         lease.release();
 
-        await().atMost(Duration.ofSeconds(5))
+        await().atMost(Duration.ofSeconds(10))
                 .untilAsserted(() -> assertThat(this.auditLines.list)
                         .extracting(ILoggingEvent::getFormattedMessage)
                         .anySatisfy(line -> assertThat(line)

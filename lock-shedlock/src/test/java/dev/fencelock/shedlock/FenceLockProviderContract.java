@@ -116,13 +116,14 @@ abstract class FenceLockProviderContract {
     void lockAtMostForReleasesTheLockWhileTheHolderStillRuns() {
         FenceLockProvider mine = provider();
         FenceLockProvider other = provider();
-        LockConfiguration config = config(Duration.ofMillis(300), Duration.ZERO);
+        // Long enough that the first look below comes before the deadline on a loaded machine.
+        LockConfiguration config = config(Duration.ofSeconds(3), Duration.ZERO);
 
         FencedSimpleLock lock = (FencedSimpleLock) mine.lock(config).orElseThrow();
         Fence fence = FencingContext.current().orElseThrow();
         assertThat(takenBy(other)).isFalse();
 
-        await().atMost(Duration.ofSeconds(5))
+        await().atMost(Duration.ofSeconds(30))
                 .pollInterval(Duration.ofMillis(20))
                 .until(() -> takenBy(other));
         assertThat(ClockProvider.now()).isAfterOrEqualTo(config.getLockAtMostUntil());
@@ -151,7 +152,7 @@ abstract class FenceLockProviderContract {
                     .isAfterOrEqualTo(config.getLockAtLeastUntil());
         }
 
-        await().atMost(Duration.ofSeconds(5))
+        await().atMost(Duration.ofSeconds(30))
                 .pollInterval(Duration.ofMillis(20))
                 .until(() -> takenBy(other));
         assertThat(ClockProvider.now()).isAfterOrEqualTo(config.getLockAtLeastUntil());
@@ -172,7 +173,7 @@ abstract class FenceLockProviderContract {
         closing.close();
 
         // The client lives on, so only the provider can give these back.
-        await().atMost(Duration.ofSeconds(5)).until(() -> sharedClient.heldCount() == 0);
+        await().atMost(Duration.ofSeconds(30)).until(() -> sharedClient.heldCount() == 0);
         assertThat(takenBy(other)).isTrue();
         assertThatThrownBy(() -> closing.lock(config(Duration.ofMinutes(5), Duration.ZERO)))
                 .isInstanceOf(IllegalStateException.class)
@@ -193,7 +194,8 @@ abstract class FenceLockProviderContract {
         SimpleLock lock = silent.lock(config).orElseThrow();
         freezeRenewals(silentClient);
 
-        await().atMost(Duration.ofSeconds(10))
+        // The 2 s lease ends it; lockAtMostFor's 10 minutes are far away.
+        await().atMost(Duration.ofSeconds(30))
                 .pollInterval(Duration.ofMillis(50))
                 .until(() -> takenBy(other));
         assertThat(ClockProvider.now()).isBefore(config.getLockAtMostUntil());
@@ -244,13 +246,15 @@ abstract class FenceLockProviderContract {
     void extendedLockOutlivesItsFirstDeadline() {
         FenceLockProvider mine = provider();
         FenceLockProvider other = provider();
-        LockConfiguration config = config(Duration.ofMillis(500), Duration.ZERO);
+        // Long enough that the extension comes before the first deadline on a loaded machine.
+        LockConfiguration config = config(Duration.ofSeconds(2), Duration.ZERO);
 
         SimpleLock lock = mine.lock(config).orElseThrow();
         SimpleLock extended = lock.extend(Duration.ofSeconds(10), Duration.ZERO).orElseThrow();
 
-        await().during(Duration.ofMillis(1000))
-                .atMost(Duration.ofSeconds(5))
+        // Past the first deadline: the window starts after the lock was taken and lasts longer.
+        await().during(Duration.ofMillis(2500))
+                .atMost(Duration.ofSeconds(30))
                 .pollInterval(Duration.ofMillis(100))
                 .until(() -> !takenBy(other));
         assertThat(ClockProvider.now()).isAfter(config.getLockAtMostUntil());
@@ -286,7 +290,7 @@ abstract class FenceLockProviderContract {
         LockConfiguration config = config(Duration.ofMillis(200), Duration.ZERO);
 
         SimpleLock lock = mine.lock(config).orElseThrow();
-        await().atMost(Duration.ofSeconds(5))
+        await().atMost(Duration.ofSeconds(30))
                 .pollInterval(Duration.ofMillis(10))
                 .until(() -> ClockProvider.now().isAfter(config.getLockAtMostUntil()));
 

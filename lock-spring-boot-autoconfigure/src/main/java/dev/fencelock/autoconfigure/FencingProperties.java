@@ -92,6 +92,13 @@ public class FencingProperties {
         private boolean checkInClient = true;
 
         /**
+         * Whether the database ends a fenced transaction that sits idle longer than its lease has
+         * left, so that a holder frozen inside its transaction releases the fence row within about
+         * one lease.
+         */
+        private boolean boundIdleTransactions = true;
+
+        /**
          * Whether a statement that runs a procedure (CALL, EXECUTE, a CallableStatement) may run
          * under a lock on MariaDB/MySQL and H2, where a procedure may commit and go on writing past
          * the fence guard. Allow it only for procedures that never commit, or that write only
@@ -145,6 +152,14 @@ public class FencingProperties {
 
         public void setCheckInClient(boolean checkInClient) {
             this.checkInClient = checkInClient;
+        }
+
+        public boolean isBoundIdleTransactions() {
+            return this.boundIdleTransactions;
+        }
+
+        public void setBoundIdleTransactions(boolean boundIdleTransactions) {
+            this.boundIdleTransactions = boundIdleTransactions;
         }
 
         public boolean isAllowProcedureCalls() {

@@ -66,7 +66,7 @@ class FenceLockEtcdSslReloadTests {
             TestCertificates rotated = TestCertificates.create();
             rotated.issueServer(member.serverCertificateFile(), member.serverKeyFile());
             member.restartWithoutWaiting();
-            await().atMost(Duration.ofSeconds(20))
+            await().atMost(Duration.ofSeconds(60))
                     .untilAsserted(() -> assertThatThrownBy(() -> client.acquire(LockRequest.builder("reload-before")
                                     .waitTimeout(Duration.ofSeconds(1))
                                     .build()))
@@ -75,7 +75,7 @@ class FenceLockEtcdSslReloadTests {
 
             context.getBean(SslBundleRegistry.class).updateBundle("etcd", bundleTrusting(rotated));
 
-            await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> {
+            await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> {
                 try (LockLease after = client.acquire(LockRequest.builder("reload-after")
                         .waitTimeout(Duration.ofSeconds(2))
                         .build())) {

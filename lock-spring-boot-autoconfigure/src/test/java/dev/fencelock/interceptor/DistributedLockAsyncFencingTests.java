@@ -40,7 +40,7 @@ class DistributedLockAsyncFencingTests {
                 .withBean("taskExecutor", ThreadPoolTaskExecutor.class, () -> executor(true))
                 .run((context) -> {
                     Jobs jobs = context.getBean(Jobs.class);
-                    Optional<Fence> seen = jobs.run(42).get(5, TimeUnit.SECONDS);
+                    Optional<Fence> seen = jobs.run(42).get(10, TimeUnit.SECONDS);
 
                     assertThat(seen).hasValueSatisfying((fence) -> {
                         assertThat(fence.resource()).isEqualTo("job:42");
@@ -56,7 +56,7 @@ class DistributedLockAsyncFencingTests {
         this.runner
                 .withBean("taskExecutor", ThreadPoolTaskExecutor.class, () -> executor(false))
                 .run((context) -> {
-                    assertThat(context.getBean(Jobs.class).run(43).get(5, TimeUnit.SECONDS))
+                    assertThat(context.getBean(Jobs.class).run(43).get(10, TimeUnit.SECONDS))
                             .isEmpty();
                 });
     }

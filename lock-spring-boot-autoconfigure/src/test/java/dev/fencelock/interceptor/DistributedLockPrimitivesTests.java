@@ -127,7 +127,7 @@ class DistributedLockPrimitivesTests {
             LockClient client = context.getBean(LockClient.class);
             TransferService transfers = context.getBean(TransferService.class);
             LockLease busy = CompletableFuture.supplyAsync(() -> client.acquire(LockRequest.of("account:8")))
-                    .get(5, TimeUnit.SECONDS);
+                    .get(10, TimeUnit.SECONDS);
             assertThatExceptionOfType(LockAcquisitionTimeoutException.class)
                     .isThrownBy(() -> transfers.transfer(1, 8, () -> "never"))
                     .withMessageContaining("account:8");

@@ -209,11 +209,11 @@ class LockLostAroundCommitEtcdTests {
         lease.onLost((cause) -> lost.countDown());
         operator.administration().orElseThrow().forceRelease(ResourceName.of(fence.resource(), 255));
         boolean interrupted = false;
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (true) {
             try {
                 if (!lost.await(deadline - System.nanoTime(), TimeUnit.NANOSECONDS)) {
-                    throw new AssertionError("lock '" + fence.resource() + "' was not lost within 15s");
+                    throw new AssertionError("lock '" + fence.resource() + "' was not lost within 30s");
                 }
                 break;
             } catch (InterruptedException ex) {

@@ -128,7 +128,7 @@ class FenceLockRegistryTest {
 
         lock.lock();
         Future<?> stranger = this.threads.submit(lock::unlock);
-        assertThatThrownBy(() -> stranger.get(5, TimeUnit.SECONDS))
+        assertThatThrownBy(() -> stranger.get(10, TimeUnit.SECONDS))
                 .hasCauseInstanceOf(IllegalMonitorStateException.class)
                 .hasMessageContaining("only the thread that locked it may unlock it");
         assertThat(lock.isHeldByCurrentThread()).isTrue();
@@ -194,7 +194,7 @@ class FenceLockRegistryTest {
             }
         });
         started.await();
-        await().atMost(Duration.ofSeconds(5))
+        await().atMost(Duration.ofSeconds(10))
                 .until(() -> this.store.keysOf(mine.resource()).size() == 2);
         waiterThread.get().interrupt();
 

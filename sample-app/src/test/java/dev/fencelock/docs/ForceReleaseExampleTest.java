@@ -28,7 +28,7 @@ class ForceReleaseExampleTest {
 
             forceRelease(operator, "order:42");
 
-            await().atMost(Duration.ofSeconds(5)).until(() -> !held.isValid());
+            await().atMost(Duration.ofSeconds(30)).until(() -> !held.isValid());
             try (LockLease next = operator.acquire(LockRequest.of("order:42"))) {
                 assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
             }
@@ -40,7 +40,7 @@ class ForceReleaseExampleTest {
         client.administration()
                 .orElseThrow()
                 .forceRelease(ResourceName.of(resource, client.settings().maxResourceLength()))
-                .get(5, TimeUnit.SECONDS);
+                .get(30, TimeUnit.SECONDS);
     }
 
     private static LockClient client() {

@@ -40,7 +40,7 @@ class IntegrationSnippetsTest {
                 .run((context) -> {
                     LeaderElectionSnippet.BillingLeader leader =
                             context.getBean(LeaderElectionSnippet.BillingLeader.class);
-                    await().atMost(Duration.ofSeconds(10)).until(() -> leader.fence() != null);
+                    await().atMost(Duration.ofSeconds(30)).until(() -> leader.fence() != null);
                     assertThat(leader.fence().resource()).isEqualTo("integration:billing-leader");
                     assertThat(leader.fence().isValid()).isTrue();
                 });
@@ -53,7 +53,7 @@ class IntegrationSnippetsTest {
                 .run((context) -> {
                     FencedLeaderElectionSnippet.FencedLeaderConfiguration leader =
                             context.getBean(FencedLeaderElectionSnippet.FencedLeaderConfiguration.class);
-                    await().atMost(Duration.ofSeconds(10)).until(() -> leader.fence() != null);
+                    await().atMost(Duration.ofSeconds(30)).until(() -> leader.fence() != null);
                     assertThat(leader.fence().resource()).isEqualTo("integration:billing-leader");
                     assertThat(leader.fence().isValid()).isTrue();
                 });

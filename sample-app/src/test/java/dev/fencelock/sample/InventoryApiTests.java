@@ -202,14 +202,15 @@ class InventoryApiTests {
         stock(10);
         long before = this.database.fenceToken(resource);
 
+        // A hold far longer than the force-release takes on a loaded machine; losing the lock ends it.
         CompletableFuture<ResponseEntity<String>> pending =
-                CompletableFuture.supplyAsync(() -> this.api.reserve(this.sku, 1, 3_000));
-        await().atMost(Duration.ofSeconds(10)).until(() -> this.database.fenceToken(resource) > before);
+                CompletableFuture.supplyAsync(() -> this.api.reserve(this.sku, 1, 30_000));
+        await().atMost(Duration.ofSeconds(30)).until(() -> this.database.fenceToken(resource) > before);
         otherInstance
                 .administration()
                 .orElseThrow()
                 .forceRelease(ResourceName.of(resource, 255))
-                .get(5, TimeUnit.SECONDS);
+                .get(30, TimeUnit.SECONDS);
 
         ResponseEntity<String> response = pending.get(30, TimeUnit.SECONDS);
         assertThat(response.getStatusCode()).isEqualTo(HttpStatus.CONFLICT);
@@ -231,9 +232,11 @@ class InventoryApiTests {
         stock(10);
         long before = this.database.fenceToken(resource);
 
+        // The time the test has to take the lock away and write before the app writes: seconds on a
+        // loaded machine. Cut off from etcd, the app cannot end its hold sooner; its 30 s lease outlasts it.
         CompletableFuture<ResponseEntity<String>> pending =
-                CompletableFuture.supplyAsync(() -> this.api.reserve(this.sku, 1, 3_000));
-        await().atMost(Duration.ofSeconds(10)).until(() -> this.database.fenceToken(resource) > before);
+                CompletableFuture.supplyAsync(() -> this.api.reserve(this.sku, 1, 10_000));
+        await().atMost(Duration.ofSeconds(30)).until(() -> this.database.fenceToken(resource) > before);
         long appToken = this.database.fenceToken(resource);
         // This instance is cut off from etcd, not from the database: it cannot learn that its lock
         // is taken (its lease is still within its deadline), so only the database can refuse it.
@@ -243,7 +246,7 @@ class InventoryApiTests {
                 .administration()
                 .orElseThrow()
                 .forceRelease(ResourceName.of(resource, 255))
-                .get(5, TimeUnit.SECONDS);
+                .get(30, TimeUnit.SECONDS);
         long newerToken;
         try (LockLease lease = otherInstance.acquire(LockRequest.of(resource));
                 FencingContext.Scope fence = FencingContext.open(lease)) {
@@ -278,9 +281,10 @@ class InventoryApiTests {
         stock(10);
         long before = this.database.fenceToken(resource);
 
+        // Long enough that the read below starts while the reservation holds the lock on a loaded machine.
         CompletableFuture<ResponseEntity<String>> pending =
-                CompletableFuture.supplyAsync(() -> this.api.reserve(this.sku, 3, 1_500));
-        await().atMost(Duration.ofSeconds(10)).until(() -> this.database.fenceToken(resource) > before);
+                CompletableFuture.supplyAsync(() -> this.api.reserve(this.sku, 3, 5_000));
+        await().atMost(Duration.ofSeconds(30)).until(() -> this.database.fenceToken(resource) > before);
         // The reservation has read 10 and holds the lock; without the shared lock this read would say 10.
         ResponseEntity<String> get = this.api.get(this.sku);
 

@@ -107,12 +107,13 @@ class LockStoreFailureTests {
         String resource = "stock:" + this.sku;
         long before = this.database.fenceToken(resource);
         CompletableFuture<ResponseEntity<String>> pending =
-                CompletableFuture.supplyAsync(() -> this.api.reserve(this.sku, 1, 20_000));
-        await().atMost(Duration.ofSeconds(10)).until(() -> this.database.fenceToken(resource) > before);
+                CompletableFuture.supplyAsync(() -> this.api.reserve(this.sku, 1, 60_000));
+        await().atMost(Duration.ofSeconds(30)).until(() -> this.database.fenceToken(resource) > before);
 
         proxy.cut();
 
-        ResponseEntity<String> lost = pending.get(15, TimeUnit.SECONDS);
+        // Ended by the lease's 3 s deadline, long before the 60 s hold would end it.
+        ResponseEntity<String> lost = pending.get(30, TimeUnit.SECONDS);
         assertThat(lost.getStatusCode()).isEqualTo(HttpStatus.CONFLICT);
         assertThat(problemType(lost)).isEqualTo("https://fencelock.dev/problems/lock-lost");
         assertThat((String) read(lost, "$.refusedBy")).isEqualTo("client");

@@ -91,7 +91,7 @@ final class EtcdLockSystem implements LockSystem, AutoCloseable {
 
     @Override
     public Duration settleTimeout() {
-        return Duration.ofSeconds(15);
+        return Duration.ofSeconds(30); // a give-up time: elections and expiries on a loaded machine
     }
 
     @Override
@@ -163,11 +163,18 @@ final class EtcdLockSystem implements LockSystem, AutoCloseable {
         @Override
         public List<String> abandoned() {
             String prefix = this.namespace + "/abandoned/";
-            return read(prefix, true).stream()
-                    .map(kv -> kv.getKey().toString(StandardCharsets.UTF_8).substring(prefix.length()))
-                    .map(key -> decode(key.substring(0, key.indexOf('/'))) + "/"
-                            + decode(key.substring(key.indexOf('/') + 1)))
-                    .toList();
+            // <resource>/<session lease>/<request id>, with the instance that abandoned it as the value.
+            List<String> markers = new ArrayList<>();
+            for (KeyValue kv : read(prefix, false)) {
+                String[] parts = kv.getKey()
+                        .toString(StandardCharsets.UTF_8)
+                        .substring(prefix.length())
+                        .split("/", -1);
+                Matcher instance = INSTANCE.matcher(kv.getValue().toString(StandardCharsets.UTF_8));
+                String client = instance.find() ? instance.group(1) : "?";
+                markers.add("c" + client + ":" + decode(parts[0]) + "/" + decode(parts[parts.length - 1]));
+            }
+            return markers;
         }
 
         /**
@@ -232,7 +239,7 @@ final class EtcdLockSystem implements LockSystem, AutoCloseable {
                                         .withSortField(GetOption.SortTarget.CREATE)
                                         .withSortOrder(GetOption.SortOrder.ASCEND)
                                         .build())
-                        .get(10, TimeUnit.SECONDS)
+                        .get(30, TimeUnit.SECONDS)
                         .getKvs();
             } catch (Exception ex) {
                 throw new IllegalStateException("Could not read " + prefix + " from etcd", ex);

@@ -60,7 +60,7 @@ final class InMemoryLockSystem implements LockSystem {
 
     @Override
     public Duration settleTimeout() {
-        return Duration.ofSeconds(5);
+        return Duration.ofSeconds(10); // a give-up time
     }
 
     @Override
@@ -133,7 +133,7 @@ final class InMemoryLockSystem implements LockSystem {
         private static List<QueueEntry> queue(InMemoryLockBackend observer, String resource) {
             try {
                 return observer.queue(ResourceName.of(resource, ResourceName.DEFAULT_MAX_LENGTH))
-                        .get(5, TimeUnit.SECONDS);
+                        .get(30, TimeUnit.SECONDS);
             } catch (Exception ex) {
                 throw new IllegalStateException("Could not read the queue of " + resource, ex);
             }

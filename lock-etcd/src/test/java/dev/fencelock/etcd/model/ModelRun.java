@@ -199,7 +199,8 @@ final class ModelRun {
             request.requestId(requestId);
         }
         // Read first: a marker appears no later than its key goes, and every step waits for that.
-        boolean abandoned = requestId != null && this.run.store().abandoned().contains(resource + "/" + requestId);
+        boolean abandoned = requestId != null
+                && this.run.store().abandoned().contains("c" + (c + 1) + ":" + resource + "/" + requestId);
         CompletableFuture<LockLease> future = this.clients.get(c).acquireAsync(request.build());
         if (abandoned && refusedAsAbandoned(future, resource, requestId)) {
             this.trace.add(

@@ -25,8 +25,9 @@ interface StoreView {
     Map<String, List<StoredKey>> locks();
 
     /**
-     * The abandon markers of the run's namespace, as {@code resource/requestId}: while one lives, a
-     * put of that request id is refused (its earlier put had an unknown outcome and was abandoned).
+     * The abandon markers of the run's namespace, as {@code c<client>:resource/requestId}: while one
+     * lives, a put of that request id by that client's session is refused (its earlier put had an
+     * unknown outcome and was abandoned). Other clients' puts of the same id are not affected.
      */
     List<String> abandoned();
 

@@ -51,7 +51,8 @@ public final class FenceLockFencingAutoConfiguration {
                 .resourceLength(jdbc.getResourceLength())
                 .allowProcedureCalls(jdbc.isAllowProcedureCalls())
                 .protectedTables(jdbc.getProtectedTables())
-                .checkInClient(jdbc.isCheckInClient());
+                .checkInClient(jdbc.isCheckInClient())
+                .boundIdleTransactions(jdbc.isBoundIdleTransactions());
         if (jdbc.getDialect() != null) {
             builder.dialect(jdbc.getDialect());
         }

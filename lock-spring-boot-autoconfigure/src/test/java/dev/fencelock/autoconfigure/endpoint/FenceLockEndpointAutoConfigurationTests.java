@@ -108,7 +108,7 @@ class FenceLockEndpointAutoConfigurationTests {
                             .containsOnly(LockMode.SHARED);
                     first.release();
                     second.release();
-                    writer.get(5, TimeUnit.SECONDS).release();
+                    writer.get(10, TimeUnit.SECONDS).release();
                 });
     }
 

@@ -75,7 +75,7 @@ class FenceLockEndpointEtcdTests {
                 assertThat(lock.lockName()).isEqualTo("orders");
                 assertThat(lock.fencingToken()).isEqualTo(stuck.fencingToken());
             });
-            await().atMost(Duration.ofSeconds(10))
+            await().atMost(Duration.ofSeconds(30))
                     .until(() -> operator.queue("order:1").waiters().size() == 1);
             FenceLockEndpoint.QueueDescriptor queue = operator.queue("order:1");
             assertThat(queue.holder().fencingToken()).isEqualTo(stuck.fencingToken());
@@ -87,7 +87,7 @@ class FenceLockEndpointEtcdTests {
             assertThat(result.released()).isTrue();
             assertThat(result.removed().fencingToken()).isEqualTo(stuck.fencingToken());
 
-            try (LockLease next = waiting.get(10, TimeUnit.SECONDS)) {
+            try (LockLease next = waiting.get(30, TimeUnit.SECONDS)) {
                 assertThat(next.fencingToken()).isGreaterThan(stuck.fencingToken());
                 assertThat(operator.queue("order:1").holder().fencingToken()).isEqualTo(next.fencingToken());
             }

@@ -123,7 +123,7 @@ class FenceLockEndpointWebTests {
                                 .waitTimeout(Duration.ofMillis(200))
                                 .build())
                         .exceptionally((failure) -> null)
-                        .get(5, TimeUnit.SECONDS);
+                        .get(10, TimeUnit.SECONDS);
 
                 mvc.perform(get("/actuator/fencelock"))
                         .andExpect(status().isOk())

@@ -131,9 +131,9 @@ class FencedSpringTransactionsTests {
 
     private static String url(String database) {
         return switch (database) {
-            case "h2" -> "jdbc:h2:mem:tx_" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=5000";
-            case "postgresql" -> TestDatabase.POSTGRESQL.url() + "?options=-c%20lock_timeout=5000";
-            case "mariadb" -> TestDatabase.MARIADB.url() + "?sessionVariables=innodb_lock_wait_timeout=5";
+            case "h2" -> "jdbc:h2:mem:tx_" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=30000";
+            case "postgresql" -> TestDatabase.POSTGRESQL.url() + "?options=-c%20lock_timeout=30000";
+            case "mariadb" -> TestDatabase.MARIADB.url() + "?sessionVariables=innodb_lock_wait_timeout=30";
             default -> throw new IllegalArgumentException(database);
         };
     }

@@ -43,14 +43,15 @@ class FenceLockHealthEtcdTests {
                         FenceLockHealthContributorAutoConfiguration.class))
                 .withPropertyValues(
                         "fencelock.etcd.endpoints=" + etcd.cluster().endpointsCsv(),
-                        "fencelock.etcd.request-timeout=2s",
+                        "fencelock.etcd.request-timeout=30s",
                         "fencelock.health.timeout=" + TIMEOUT.toMillis() + "ms",
                         "fencelock.health.cache-ttl=200ms");
     }
 
     @Test
     void healthyClusterShouldBeUpWithMembersLeaderAndSessions() {
-        runner().run((context) -> {
+        // A healthy cluster's answer, given as long as a loaded machine may need.
+        runner().withPropertyValues("fencelock.health.timeout=30s").run((context) -> {
             LockClient client = context.getBean(LockClient.class);
             try (LockLease lease = client.acquire(
                     LockRequest.builder("order:1").lockName("orders").build())) {
@@ -61,8 +62,9 @@ class FenceLockHealthEtcdTests {
                 assertThat(details).containsEntry("memberCount", 3).containsEntry("heldLocks", 1);
                 // etcd prints member ids in hex (etcdctl member list); the test cluster tells them in decimal.
                 assertThat(details.get("leaderId"))
-                        .isEqualTo(Long.toHexString(
-                                Long.parseUnsignedLong(etcd.cluster().leader().memberId())));
+                        .isEqualTo(Long.toHexString(Long.parseUnsignedLong(etcd.cluster()
+                                .awaitLeader(Duration.ofSeconds(30))
+                                .memberId())));
                 assertThat(details.get("members"))
                         .asInstanceOf(InstanceOfAssertFactories.list(String.class))
                         .containsExactlyInAnyOrderElementsOf(etcd.cluster().members().stream()
@@ -83,17 +85,19 @@ class FenceLockHealthEtcdTests {
     void clusterWithoutQuorumShouldBeDownWithinTheTimeoutAndUpAgainOnceHealed() {
         runner().run((context) -> {
             FenceLockHealthIndicator indicator = context.getBean(FenceLockHealthIndicator.class);
-            assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
+            await().atMost(Duration.ofSeconds(30))
+                    .untilAsserted(
+                            () -> assertThat(indicator.health().getStatus()).isEqualTo(Status.UP));
             long pausedAt = System.nanoTime();
             etcd.cluster().member(0).pause();
             etcd.cluster().member(1).pause();
-            await().atMost(Duration.ofSeconds(10))
+            await().atMost(Duration.ofSeconds(60))
                     .pollInterval(Duration.ofMillis(50))
                     .untilAsserted(() -> {
                         long start = System.nanoTime();
                         Health health = indicator.health();
-                        // Bounded even on a 2-core machine shared with other builds.
-                        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(TIMEOUT.plusMillis(750));
+                        // Its own 1 s timeout ends it, not the requests' 30 s; 5 s is a loaded machine's slack.
+                        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(TIMEOUT.plusSeconds(5));
                         assertThat(health.getStatus()).isEqualTo(Status.DOWN);
                         assertThat(health.getDetails()).containsKey("error");
                     });

@@ -92,10 +92,10 @@ class FenceLockMetricsAutoConfigurationTests {
                         .lockName("orders")
                         .waitTimeout(Duration.ofMillis(300))
                         .build());
-                await().atMost(Duration.ofSeconds(5))
+                await().atMost(Duration.ofSeconds(10))
                         .until(() -> registry.get("fencelock.waiting").gauge().value() == 1.0);
                 assertThatExceptionOfType(Exception.class)
-                        .isThrownBy(() -> waiting.get(5, TimeUnit.SECONDS))
+                        .isThrownBy(() -> waiting.get(10, TimeUnit.SECONDS))
                         .withCauseInstanceOf(LockAcquisitionTimeoutException.class);
             }
             assertThat(registry.get("fencelock.acquire")
@@ -132,8 +132,8 @@ class FenceLockMetricsAutoConfigurationTests {
             client.administration()
                     .orElseThrow()
                     .forceRelease(ResourceName.of("order:4", 255))
-                    .get(5, TimeUnit.SECONDS);
-            await().atMost(Duration.ofSeconds(5))
+                    .get(10, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(10))
                     .until(() -> registry.find("fencelock.lost")
                                     .tag("lock", "orders")
                                     .counter()
@@ -216,8 +216,8 @@ class FenceLockMetricsAutoConfigurationTests {
                     client.administration()
                             .orElseThrow()
                             .forceRelease(ResourceName.of("order:9", 255))
-                            .get(5, TimeUnit.SECONDS);
-                    await().atMost(Duration.ofSeconds(5)).until(() -> !lost.isValid());
+                            .get(10, TimeUnit.SECONDS);
+                    await().atMost(Duration.ofSeconds(10)).until(() -> !lost.isValid());
                     context.getBean(LockMetrics.class)
                             .fencingRejected("orders", new FencingTokenRejectedException("order:9", 1, "stale"));
                     String scrape =

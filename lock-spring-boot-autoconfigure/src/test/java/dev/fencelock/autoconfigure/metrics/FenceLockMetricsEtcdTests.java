@@ -41,7 +41,7 @@ class FenceLockMetricsEtcdTests {
                             .release();
                     MeterRegistry registry = context.getBean(MeterRegistry.class);
                     // A write is reported when its answer arrives, which may be just after its caller went on.
-                    await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+                    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
                         assertThat(registry.get("fencelock.commit")
                                         .tag("operation", "acquire")
                                         .timer()

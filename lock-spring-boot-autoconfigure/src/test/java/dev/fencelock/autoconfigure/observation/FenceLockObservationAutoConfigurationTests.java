@@ -111,7 +111,7 @@ class FenceLockObservationAutoConfigurationTests {
             assertThat(this.registry.getCurrentObservation()).isNull();
 
             work.complete(null);
-            result.get(5, TimeUnit.SECONDS);
+            result.get(10, TimeUnit.SECONDS);
             assertThat(this.registry)
                     .hasObservationWithNameEqualTo("fencelock.hold")
                     .that()

@@ -100,9 +100,10 @@ public abstract class MultiLockContract extends SemaphoreContract {
         String b = resource("all-b");
         String c = resource("all-c");
         LockLease busy = holder.acquire(LockRequest.of(b));
+        // The shortest wait, long enough for a's round trip on a loaded machine: b's wait is what ends.
         assertThatThrownBy(() -> caller.acquireAll(List.of(
                         LockRequest.builder(c)
-                                .waitTimeout(Duration.ofMillis(700))
+                                .waitTimeout(Duration.ofSeconds(2))
                                 .build(),
                         LockRequest.of(a),
                         LockRequest.of(b))))

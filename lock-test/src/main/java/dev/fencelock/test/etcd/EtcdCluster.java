@@ -41,7 +41,9 @@ public final class EtcdCluster implements AutoCloseable {
     /** Where Debian's {@code etcd-server} package installs etcd. */
     public static final Path DEFAULT_BINARY = Paths.get("/usr/bin/etcd");
 
-    private static final Duration STATUS_TIMEOUT = Duration.ofMillis(500);
+    /** Long enough for a loaded machine's answer; a member that cannot answer costs a poll this long. */
+    private static final Duration STATUS_TIMEOUT = Duration.ofSeconds(2);
+
     private static final long POLL_MILLIS = 100;
 
     private enum State {
@@ -334,7 +336,7 @@ public final class EtcdCluster implements AutoCloseable {
 
         Duration heartbeatInterval = Duration.ofMillis(100);
         Duration electionTimeout = Duration.ofMillis(1000);
-        Duration startTimeout = Duration.ofSeconds(20);
+        Duration startTimeout = Duration.ofSeconds(60);
         int[] clientPorts = new int[0];
         int[] peerPorts = new int[0];
         final List<String> extraArguments = new ArrayList<>();
@@ -377,7 +379,10 @@ public final class EtcdCluster implements AutoCloseable {
             return this;
         }
 
-        /** How long {@link EtcdCluster#start()} and {@link EtcdMember#restart()} wait for health; 20 s by default. */
+        /**
+         * How long {@link EtcdCluster#start()} and {@link EtcdMember#restart()} wait for health; 60 s by default,
+         * a give-up time that a loaded machine starting members with TLS stays inside.
+         */
         public Builder startTimeout(Duration startTimeout) {
             this.startTimeout = positive("start timeout", startTimeout);
             return this;

@@ -21,7 +21,9 @@ import org.jspecify.annotations.Nullable;
  */
 public final class EtcdMember {
 
-    private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(1);
+    /** Long enough for a loaded machine's answer; a member that cannot answer costs a poll this long. */
+    private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(2);
+
     private static final Duration METRICS_TIMEOUT = Duration.ofSeconds(5);
     private static final Duration STOP_GRACE = Duration.ofSeconds(5);
     private static final Duration EXIT_WAIT = Duration.ofSeconds(10);

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -14,6 +15,9 @@ import org.junit.jupiter.api.Test;
  * file, a proxy set up beforehand) pins the members' ports instead of taking free ones.
  */
 class EtcdClusterPortsTest {
+
+    /** A give-up time for a member's answer: a loaded machine may take seconds. */
+    private static final Duration ANSWER_WITHIN = Duration.ofSeconds(30);
 
     @Test
     void pinnedPortsAreTheOnesTheMembersListenOn() {
@@ -26,7 +30,7 @@ class EtcdClusterPortsTest {
             assertThat(cluster.endpoints()).containsExactly("http://127.0.0.1:" + ports[0]);
             assertThat(cluster.member(0).clientPort()).isEqualTo(ports[0]);
             assertThat(cluster.member(0).peerEndpoint()).isEqualTo("http://127.0.0.1:" + ports[1]);
-            assertThat(cluster.member(0).isHealthy()).isTrue();
+            assertThat(cluster.member(0).isHealthy(ANSWER_WITHIN)).isTrue();
         }
     }
 

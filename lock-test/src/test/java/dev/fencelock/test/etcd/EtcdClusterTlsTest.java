@@ -11,14 +11,17 @@ import org.junit.jupiter.api.Test;
 
 class EtcdClusterTlsTest {
 
+    /** A give-up time for a member's answer: a loaded machine may take seconds. */
+    private static final Duration ANSWER_WITHIN = Duration.ofSeconds(30);
+
     @Test
     void mutualTlsMembersServeHttpsAndRefusePlainHttp() throws IOException {
         TestCertificates certificates = TestCertificates.create();
         try (EtcdCluster cluster =
                 EtcdCluster.builder().mutualTls(certificates).build().start()) {
             assertThat(cluster.endpoints()).allSatisfy(url -> assertThat(url).startsWith("https://127.0.0.1:"));
-            assertThat(cluster.member(0).isHealthy()).isTrue();
-            assertThat(cluster.awaitLeader(Duration.ofSeconds(10))).isSameAs(cluster.member(0));
+            assertThat(cluster.member(0).isHealthy(ANSWER_WITHIN)).isTrue();
+            assertThat(cluster.awaitLeader(Duration.ofSeconds(30))).isSameAs(cluster.member(0));
 
             // The kit's probes speak TLS with the client certificate; plain HTTP on the same port gets no answer.
             String plainUrl = cluster.member(0).clientEndpoint().replace("https://", "http://") + "/health";
@@ -34,9 +37,9 @@ class EtcdClusterTlsTest {
                 EtcdCluster.builder().tls(certificates).build().start()) {
             cluster.enableAuth("root-secret", EtcdUser.withPrefixes("app", "app-secret", "/app/"));
 
-            assertThat(cluster.member(0).isHealthy()).isTrue();
+            assertThat(cluster.member(0).isHealthy(ANSWER_WITHIN)).isTrue();
             assertThatThrownBy(() -> cluster.member(0)
-                            .gateway("/v3/kv/put", "{\"key\":\"L2FwcC94\",\"value\":\"eA==\"}", Duration.ofSeconds(2)))
+                            .gateway("/v3/kv/put", "{\"key\":\"L2FwcC94\",\"value\":\"eA==\"}", ANSWER_WITHIN))
                     .isInstanceOf(IOException.class)
                     .hasMessageContaining("user name is empty");
         }

@@ -17,7 +17,8 @@ class PeerNetworkTest {
     static final EtcdClusterExtension etcd =
             EtcdClusterExtension.of(EtcdCluster.builder().members(3).peerNetwork());
 
-    private static final Duration LIMIT = Duration.ofSeconds(15);
+    /** A give-up time: an election takes 1-2 s, more on a loaded machine. */
+    private static final Duration LIMIT = Duration.ofSeconds(30);
 
     @AfterEach
     void heal() {

@@ -32,11 +32,11 @@ class ProcessControlTest {
     void pausesAndResumesAProcess() {
         ProcessControl.pause(sleeper.pid());
 
-        await("process stopped").atMost(Duration.ofSeconds(5)).until(() -> schedulerState(sleeper.pid()) == 'T');
+        await("process stopped").atMost(Duration.ofSeconds(30)).until(() -> schedulerState(sleeper.pid()) == 'T');
 
         ProcessControl.resume(sleeper.pid());
 
-        await("process running again").atMost(Duration.ofSeconds(5)).until(() -> schedulerState(sleeper.pid()) != 'T');
+        await("process running again").atMost(Duration.ofSeconds(30)).until(() -> schedulerState(sleeper.pid()) != 'T');
         assertThat(sleeper.isAlive()).isTrue();
     }
 

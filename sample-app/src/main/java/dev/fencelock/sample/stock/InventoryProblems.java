@@ -82,7 +82,7 @@ class InventoryProblems {
         if (refusal != null) {
             problem.setProperty("fencingToken", refusal.getToken());
             if (refusal instanceof StaleWriteException stale) {
-                refusedBy = stale.refusedBy().name().toLowerCase(Locale.ROOT);
+                refusedBy = stale.refuser().name().toLowerCase(Locale.ROOT);
             }
         }
         if (refusedBy != null) {

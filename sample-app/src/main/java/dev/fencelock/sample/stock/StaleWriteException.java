@@ -25,12 +25,18 @@ public class StaleWriteException extends FencingTokenRejectedException {
     private final RefusedBy refusedBy;
 
     public StaleWriteException(FencingTokenRejectedException cause, RefusedBy refusedBy) {
-        super(cause.getResource(), cause.getToken(), cause.getMessage());
+        super(
+                cause.getResource(),
+                cause.getToken(),
+                cause.getAcceptedToken().isPresent() ? cause.getAcceptedToken().getAsLong() : null,
+                cause.getMessage(),
+                cause.refusedBy());
         initCause(cause);
         this.refusedBy = refusedBy;
     }
 
-    public RefusedBy refusedBy() {
+    /** Who refused the write, as the demo reports it: this instance or the database. */
+    public RefusedBy refuser() {
         return this.refusedBy;
     }
 }

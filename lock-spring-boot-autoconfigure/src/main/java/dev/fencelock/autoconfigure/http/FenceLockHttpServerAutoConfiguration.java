@@ -1,0 +1,100 @@
+package dev.fencelock.autoconfigure.http;
+
+import dev.fencelock.autoconfigure.FenceLockProperties;
+import dev.fencelock.http.FenceHeaderAuditLog;
+import dev.fencelock.http.FenceHeaderListener;
+import dev.fencelock.http.FenceHeaderVerifier;
+import dev.fencelock.http.FenceSigningKeys;
+import dev.fencelock.http.FencedEndpointExceptionResolver;
+import dev.fencelock.http.FencedEndpointInterceptor;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.web.servlet.HandlerInterceptor;
+import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
+import org.springframework.web.util.pattern.PathPattern;
+import org.springframework.web.util.pattern.PathPatternParser;
+
+/**
+ * Fenced endpoints in a Spring MVC application: handlers marked {@code @FencedEndpoint}, or
+ * matched by {@code fencelock.http.server.paths} and {@code optional-paths}, run under the fences
+ * of a trusted {@code FenceLock-Fence} header; a stale one is answered with 409 unless the
+ * application maps the refusal itself. Refusals are audited, and counted when Micrometer is there.
+ */
+@AutoConfiguration(after = FenceLockHttpAutoConfiguration.class)
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnClass({HandlerInterceptor.class, WebMvcConfigurer.class})
+@ConditionalOnBean(FenceSigningKeys.class)
+@ConditionalOnProperty(prefix = "fencelock.http.server", name = "enabled", matchIfMissing = true)
+public final class FenceLockHttpServerAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    FenceHeaderVerifier fenceHeaderVerifier(
+            FenceSigningKeys keys, FenceLockProperties fenceLock, FenceLockHttpProperties http) {
+        Set<String> scopes = new LinkedHashSet<>();
+        scopes.add(Objects.requireNonNullElse(fenceLock.getFencing().getScope(), ""));
+        scopes.addAll(http.getServer().getAcceptedScopes());
+        return new FenceHeaderVerifier(keys, scopes, http.getServer().getClockSkew(), Clock.systemUTC());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    FenceHeaderAuditLog fenceHeaderAuditLog() {
+        return new FenceHeaderAuditLog();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    FencedEndpointInterceptor fencedEndpointInterceptor(
+            FenceHeaderVerifier verifier, FenceLockHttpProperties http, ObjectProvider<FenceHeaderListener> listeners) {
+        return new FencedEndpointInterceptor(
+                verifier,
+                patterns(http.getServer().getPaths()),
+                patterns(http.getServer().getOptionalPaths()),
+                listeners.orderedStream().toList());
+    }
+
+    @Bean
+    WebMvcConfigurer fenceLockWebMvcConfigurer(FencedEndpointInterceptor interceptor) {
+        return new WebMvcConfigurer() {
+            @Override
+            public void addInterceptors(InterceptorRegistry registry) {
+                registry.addInterceptor(interceptor);
+            }
+        };
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    FencedEndpointExceptionResolver fencedEndpointExceptionResolver() {
+        return new FencedEndpointExceptionResolver();
+    }
+
+    private static List<PathPattern> patterns(List<String> paths) {
+        return paths.stream().map(PathPatternParser.defaultInstance::parse).toList();
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(MeterRegistry.class)
+    static class RefusalMetrics {
+
+        @Bean
+        FenceRefusalMetrics fenceRefusalMetrics(ObjectProvider<MeterRegistry> registry) {
+            return new FenceRefusalMetrics(registry);
+        }
+    }
+}

@@ -1,0 +1,93 @@
+package dev.fencelock.http;
+
+import dev.fencelock.FencingContext;
+import dev.fencelock.FencingContext.Fence;
+import dev.fencelock.FencingTokenRejectedException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Writes the {@value FenceHeader#NAME} header of a caller: the fences its thread works under,
+ * signed with the current key, valid for a short while.
+ *
+ * <p>Only fences that fence writes travel (those of exclusive locks, and fences the thread itself
+ * received over HTTP): a shared lock's or a permit's token would make its co-holders refuse each
+ * other downstream. A fence whose lease this process already knows to be lost is refused here,
+ * as the JDBC guard refuses it, before anything is sent.
+ */
+public final class FenceHeaderSigner {
+
+    private final FenceSigningKeys keys;
+
+    private final String scope;
+
+    private final Duration validity;
+
+    private final Clock clock;
+
+    /**
+     * @param keys the keys, with a current one
+     * @param scope the fence scope of this application's lock store ({@code fencelock.fencing.scope}),
+     *     or {@code null} when it has none
+     * @param validity how long a header stays valid after it was signed (at least one second)
+     */
+    public FenceHeaderSigner(FenceSigningKeys keys, @Nullable String scope, Duration validity, Clock clock) {
+        if (keys.currentKeyId() == null) {
+            throw new IllegalArgumentException("Fence headers need a current signing key to be signed with");
+        }
+        if (validity.compareTo(Duration.ofSeconds(1)) < 0) {
+            throw new IllegalArgumentException("A fence header must stay valid for at least 1s, not " + validity);
+        }
+        this.keys = keys;
+        this.scope = (scope != null) ? scope : "";
+        this.validity = validity;
+        this.clock = clock;
+    }
+
+    /** The header value for the current thread's fences, or {@code null} when it has none to send. */
+    public @Nullable String headerForCurrentThread() {
+        return header(FencingContext.all());
+    }
+
+    /**
+     * The header value for {@code fences} (outermost first), or {@code null} when none of them
+     * fences writes.
+     *
+     * @throws FencingTokenRejectedException when the lease behind one of them is known to be lost
+     */
+    public @Nullable String header(List<Fence> fences) {
+        // One token per resource, the innermost: a re-entered lock has the same token anyway.
+        Map<String, Fence> sent = new LinkedHashMap<>();
+        for (Fence fence : fences) {
+            if (fence.fencesWrites()) {
+                sent.remove(fence.resource());
+                sent.put(fence.resource(), fence);
+            }
+        }
+        if (sent.isEmpty()) {
+            return null;
+        }
+        for (Fence fence : sent.values()) {
+            if (!fence.isValid()) {
+                throw new FencingTokenRejectedException(
+                        fence.resource(),
+                        fence.token(),
+                        "Lock on '" + fence.resource() + "' is no longer held (lease lost, released or expired);"
+                                + " refused to send its fencing token " + fence.token() + " to another service."
+                                + " Acquire the lock again.",
+                        FencingTokenRejectedException.RefusedBy.CLIENT);
+            }
+        }
+        Instant expiry = this.clock.instant().plus(this.validity);
+        long expiresAt = expiry.getEpochSecond() + ((expiry.getNano() > 0) ? 1 : 0);
+        String signedPart =
+                FenceHeader.signedPart(this.keys.currentKeyId(), expiresAt, this.scope, new ArrayList<>(sent.values()));
+        return FenceHeader.withSignature(signedPart, this.keys.sign(signedPart));
+    }
+}

@@ -1,0 +1,92 @@
+package dev.fencelock.http;
+
+import dev.fencelock.FencingTokenRejectedException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+import org.springframework.core.Ordered;
+import org.springframework.web.servlet.HandlerExceptionResolver;
+import org.springframework.web.servlet.ModelAndView;
+
+/**
+ * Answers a fenced request whose write the database refused with 409 and a problem detail that
+ * names the resource, the caller's stale token and, where the database reported it, the newer
+ * token it had already accepted.
+ *
+ * <p>It runs last ({@link Ordered#LOWEST_PRECEDENCE}, after Spring MVC's own resolvers), so an
+ * application's {@code @ExceptionHandler} for {@link FencingTokenRejectedException}, or any other
+ * mapping of it, wins; and it leaves requests to endpoints that take no fence alone.
+ */
+public final class FencedEndpointExceptionResolver implements HandlerExceptionResolver, Ordered {
+
+    @Override
+    public @Nullable ModelAndView resolveException(
+            HttpServletRequest request, HttpServletResponse response, @Nullable Object handler, Exception ex) {
+        if (request.getAttribute(FencedEndpointInterceptor.FENCES_ATTRIBUTE) == null || response.isCommitted()) {
+            return null;
+        }
+        FencingTokenRejectedException rejection = rejection(ex);
+        if (rejection == null) {
+            return null;
+        }
+        Map<String, Object> properties = new LinkedHashMap<>();
+        properties.put("resource", rejection.getResource());
+        properties.put("fencingToken", rejection.getToken());
+        rejection.getAcceptedToken().ifPresent(accepted -> properties.put("acceptedToken", accepted));
+        properties.put("refusedBy", rejection.refusedBy().name().toLowerCase(Locale.ROOT));
+        try {
+            FenceProblems.write(
+                    response,
+                    409,
+                    "stale-fencing-token",
+                    "Stale fencing token: write refused",
+                    String.valueOf(rejection.getMessage()),
+                    properties);
+        } catch (IOException writeFailed) {
+            return null;
+        }
+        return new ModelAndView();
+    }
+
+    @Override
+    public int getOrder() {
+        return Ordered.LOWEST_PRECEDENCE;
+    }
+
+    /**
+     * The refusal in {@code failure}'s causes or suppressed exceptions (a lost lock carries the
+     * method's refused write as a suppressed one), or {@code null}.
+     */
+    static @Nullable FencingTokenRejectedException rejection(@Nullable Throwable failure) {
+        List<FencingTokenRejectedException> found = new ArrayList<>(2);
+        collect(failure, Collections.newSetFromMap(new IdentityHashMap<>()), found);
+        // An application's own exception may wrap the database's refusal and drop its accepted token.
+        return found.stream()
+                .filter(rejection -> rejection.getAcceptedToken().isPresent())
+                .findFirst()
+                .orElse(found.isEmpty() ? null : found.get(0));
+    }
+
+    private static void collect(
+            @Nullable Throwable failure, Set<Throwable> seen, List<FencingTokenRejectedException> found) {
+        if (failure == null || !seen.add(failure)) {
+            return;
+        }
+        if (failure instanceof FencingTokenRejectedException rejection) {
+            found.add(rejection);
+        }
+        for (Throwable suppressed : failure.getSuppressed()) {
+            collect(suppressed, seen, found);
+        }
+        collect(failure.getCause(), seen, found);
+    }
+}
