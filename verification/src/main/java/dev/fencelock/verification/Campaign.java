@@ -52,12 +52,12 @@ public final class Campaign {
         logger.info(
                 "Run {} ({}, {}) in {}",
                 settings.name(),
-                settings.fenced() ? "fenced" : "control, guard off",
+                "guard " + settings.guard().label(),
                 settings.faults(),
                 directory);
         try (EtcdCluster cluster =
                         EtcdCluster.builder().members(3).peerNetwork().build().start();
-                RunDatabase database = RunDatabase.create(tables, settings.keyNames());
+                RunDatabase database = RunDatabase.create(tables, settings.keyNames(), settings.guard());
                 FaultLog log = new FaultLog(directory);
                 Testbed testbed = Testbed.start(cluster, settings, tables, "/verify-" + runId, directory, log)) {
             long started = System.nanoTime();
@@ -143,7 +143,7 @@ public final class Campaign {
     }
 
     private static String title(CampaignSettings settings, CheckResult check) {
-        return settings.name() + " (" + (settings.fenced() ? "fenced" : "guard off") + "): " + check.ok() + " ok, "
+        return settings.name() + " (guard " + settings.guard().label().replace("*", "") + "): " + check.ok() + " ok, "
                 + check.fail() + " fail, " + check.info() + " info, "
                 + check.anomalies().size() + " anomalies";
     }

@@ -1,6 +1,7 @@
 package dev.fencelock.verification;
 
 import dev.fencelock.verification.fault.FaultKind;
+import dev.fencelock.verification.worker.Guard;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -13,16 +14,19 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The long mode: for every fault, a fenced run until {@code -Dverify.ok} (default 10,000) increments are
- * acknowledged, then a mixed run as long; and for every fault, a control run without the guard for {@code
- * -Dverify.control.cycles} (default 6) fault cycles. Writes each run's directory and {@value #RESULTS} (both tables,
+ * acknowledged, then a mixed run as long; the same again with the client's guard off and the run's tables protected
+ * by triggers ("triggers only"); and for every fault, a control run without any guard for {@code
+ * -Dverify.control.cycles} (default 6) fault cycles. Writes each run's directory and {@value #RESULTS} (the tables,
  * side by side per fault) to {@code -Dverify.out} (default {@code target/campaign}). {@code -Dverify.faults=zombie,
- * leader-kill} limits the faults; {@code -Dverify.control=false} skips the control runs; {@code
- * -Dverify.runs=fenced-mixed,control-zombie} runs only the runs named.
+ * leader-kill} limits the faults; {@code -Dverify.triggers=false} skips the triggers-only runs, {@code
+ * -Dverify.control=false} the control runs; {@code -Dverify.runs=fenced-mixed,control-zombie} runs only the runs
+ * named.
  */
 public final class CampaignMain {
 
@@ -38,6 +42,7 @@ public final class CampaignMain {
         long okTarget = Long.getLong("verify.ok", 10_000);
         int controlCycles = Integer.getInteger("verify.control.cycles", 6);
         Duration maxPerRun = Duration.ofMinutes(Long.getLong("verify.maxMinutes", 15));
+        boolean triggers = Boolean.parseBoolean(System.getProperty("verify.triggers", "true"));
         boolean control = Boolean.parseBoolean(System.getProperty("verify.control", "true"));
         List<FaultKind> faults = faults(System.getProperty("verify.faults", ""));
         List<String> only = List.of(System.getProperty("verify.runs", "").split(",")).stream()
@@ -47,59 +52,68 @@ public final class CampaignMain {
         Files.createDirectories(out);
         Instant started = Instant.now();
         String loadBefore = loadAverage();
-        List<RunResult> fenced = new ArrayList<>();
-        List<RunResult> controls = new ArrayList<>();
         List<String> failures = new ArrayList<>();
-        for (FaultKind fault : faults) {
-            run(
-                    CampaignSettings.of("fenced-" + fault.label(), true, List.of(fault), out)
-                            .untilAcknowledged(okTarget, maxPerRun),
-                    only,
-                    fenced,
-                    failures);
-        }
-        if (faults.size() == FaultKind.values().length) {
-            run(
-                    CampaignSettings.of("fenced-mixed", true, faults, out)
-                            .mixing()
-                            .untilAcknowledged(okTarget, maxPerRun),
-                    only,
-                    fenced,
-                    failures);
-        }
-        if (control) {
-            for (FaultKind fault : faults) {
-                run(
-                        CampaignSettings.of("control-" + fault.label(), false, List.of(fault), out)
-                                .cycles(controlCycles),
+        List<RunResult> fenced = runAll(
+                Guard.CLIENT, faults, out, only, failures, settings -> settings.untilAcknowledged(okTarget, maxPerRun));
+        List<RunResult> triggered = triggers
+                ? runAll(
+                        Guard.TRIGGERS_ONLY,
+                        faults,
+                        out,
                         only,
-                        controls,
-                        failures);
-            }
-            if (faults.size() == FaultKind.values().length) {
-                run(
-                        CampaignSettings.of("control-mixed", false, faults, out)
-                                .mixing()
-                                .cycles(controlCycles),
-                        only,
-                        controls,
-                        failures);
-            }
-        }
+                        failures,
+                        settings -> settings.untilAcknowledged(okTarget, maxPerRun))
+                : List.of();
+        List<RunResult> controls = control
+                ? runAll(Guard.OFF, faults, out, only, failures, settings -> settings.cycles(controlCycles))
+                : List.of();
         long minutes = Duration.between(started, Instant.now()).toMinutes();
         String report = "# Verification campaign\n\n" + "Run " + started.truncatedTo(ChronoUnit.SECONDS) + ", "
                 + minutes + " min; load average before " + loadBefore + ", after " + loadAverage() + "; FenceLock at "
                 + command("git", "describe", "--always", "--dirty") + ", "
                 + command("/usr/bin/etcd", "--version").lines().findFirst().orElse("etcd ?") + ", "
                 + Runtime.getRuntime().availableProcessors() + " CPUs.\n\n## Guard on\n\n"
-                + CampaignReport.table(fenced) + "\n## Guard off (control)\n\n" + CampaignReport.table(controls)
-                + "\n## Side by side\n\n" + CampaignReport.sideBySide(fenced, controls)
+                + CampaignReport.table(fenced)
+                + (triggers
+                        ? "\n## Triggers only (client guard off, tables protected)\n\n"
+                                + CampaignReport.table(triggered)
+                        : "")
+                + "\n## Guard off (control)\n\n" + CampaignReport.table(controls)
+                + "\n## Side by side\n\n" + CampaignReport.sideBySide(fenced, triggered, controls)
                 + (failures.isEmpty() ? "" : "\n## Runs that did not finish\n\n- " + String.join("\n- ", failures))
                 + "\n";
         Files.writeString(out.resolve(RESULTS), report, StandardCharsets.UTF_8);
         System.out.println(report);
         // jetcd leaves non-daemon threads behind on some paths; the campaign is over.
         System.exit(failures.isEmpty() ? 0 : 1);
+    }
+
+    /** One run per fault with {@code guard}, and with every fault a mixed run, each ended as {@code length} says. */
+    private static List<RunResult> runAll(
+            Guard guard,
+            List<FaultKind> faults,
+            Path out,
+            List<String> only,
+            List<String> failures,
+            UnaryOperator<CampaignSettings> length) {
+        List<RunResult> results = new ArrayList<>();
+        for (FaultKind fault : faults) {
+            run(
+                    length.apply(
+                            CampaignSettings.of(guard.runPrefix() + "-" + fault.label(), guard, List.of(fault), out)),
+                    only,
+                    results,
+                    failures);
+        }
+        if (faults.size() == FaultKind.values().length) {
+            run(
+                    length.apply(CampaignSettings.of(guard.runPrefix() + "-mixed", guard, faults, out)
+                            .mixing()),
+                    only,
+                    results,
+                    failures);
+        }
+        return results;
     }
 
     private static void run(

@@ -3,15 +3,30 @@ package dev.fencelock.verification;
 import dev.fencelock.verification.checker.Anomaly;
 import dev.fencelock.verification.checker.CheckResult;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
 /** Writes runs as Markdown: one table row per run, and a page of details per run. */
 final class CampaignReport {
 
     private static final int EXAMPLES_PER_KIND = 5;
+
+    private static final String NOT_RUN = "not run";
+
+    /** The workers' reason for a write that the client refused, knowing its lease lost. */
+    private static final String LOCAL = "fenced-local";
+
+    /** ... that the fence table refused. */
+    private static final String FENCE_TABLE = "fenced-db";
+
+    /** ... that a protected table's trigger refused. */
+    private static final String PROTECTED_TABLE = "fenced-protected-table";
 
     private CampaignReport() {}
 
@@ -27,7 +42,7 @@ final class CampaignReport {
                     Locale.ROOT,
                     "| %s | %s | %d | %d s | %,d | %,d | %d (%d) | %.1f %% | %s | %s | %,d | %s |%n",
                     run.settings().name(),
-                    run.settings().fenced() ? "on" : "**off**",
+                    run.settings().guard().label(),
                     check.recoveries().size(),
                     run.elapsed().toSeconds(),
                     check.ok(),
@@ -47,33 +62,67 @@ final class CampaignReport {
         return out.toString();
     }
 
-    /** Per fault: the fenced run's outcome and anomalies beside the control run's. */
-    static String sideBySide(List<RunResult> fenced, List<RunResult> controls) {
+    /**
+     * Per fault: the anomalies of the run with the client's guard, of the triggers-only run and of the control run,
+     * and who refused the stale writes of the first two ({@code fenced-local}: the client, knowing its lease lost;
+     * {@code fenced-db}: the fence table; {@code fenced-protected-table}: a protected table's trigger). A run that
+     * was not run reads "not run".
+     */
+    static String sideBySide(List<RunResult> fenced, List<RunResult> triggers, List<RunResult> controls) {
+        Set<String> faults = new LinkedHashSet<>();
+        Stream.of(fenced, triggers, controls).flatMap(List::stream).forEach(run -> faults.add(fault(run)));
         StringBuilder out = new StringBuilder();
-        out.append("| fault | guard on: ok / fail / info | guard on: anomalies | guard off: ok / fail / info"
+        out.append("| fault | guard on: anomalies | guard on: stale writes refused locally / by the database"
+                + " | triggers only: anomalies | triggers only: refused locally / fence table / protected table"
                 + " | guard off: anomalies |\n");
-        out.append("|---|---|---|---|---|\n");
-        for (RunResult run : fenced) {
-            String fault = run.settings().name().substring("fenced-".length());
-            RunResult control = controls.stream()
-                    .filter(c -> c.settings().name().equals("control-" + fault))
-                    .findFirst()
-                    .orElse(null);
+        out.append("|---|---|---|---|---|---|\n");
+        for (String fault : faults) {
+            CheckResult on = find(fenced, fault);
+            CheckResult triggered = find(triggers, fault);
+            CheckResult off = find(controls, fault);
             out.append(String.format(
                     Locale.ROOT,
-                    "| %s | %s | %s | %s | %s |%n",
+                    "| %s | %s | %s | %s | %s | %s |%n",
                     fault,
-                    counts(run.check()),
-                    anomalies(run.check()),
-                    control == null ? "not run" : counts(control.check()),
-                    control == null ? "not run" : anomalies(control.check())));
+                    on == null ? NOT_RUN : anomalies(on),
+                    on == null ? NOT_RUN : refusals(on, LOCAL, FENCE_TABLE),
+                    triggered == null ? NOT_RUN : anomalies(triggered),
+                    triggered == null ? NOT_RUN : refusals(triggered, LOCAL, FENCE_TABLE, PROTECTED_TABLE),
+                    off == null ? NOT_RUN : controlAnomalies(off)));
         }
         return out.toString();
     }
 
-    private static String counts(CheckResult check) {
+    /** The fault of a run named {@code <guard>-<fault>}. */
+    private static String fault(RunResult run) {
+        String name = run.settings().name();
+        return name.substring(name.indexOf('-') + 1);
+    }
+
+    private static @Nullable CheckResult find(List<RunResult> runs, String fault) {
+        return runs.stream()
+                .filter(run -> fault(run).equals(fault))
+                .map(RunResult::check)
+                .findFirst()
+                .orElse(null);
+    }
+
+    /** How many writes failed for each of {@code reasons}, as {@code a / b / c}. */
+    private static String refusals(CheckResult check, String... reasons) {
+        return Stream.of(reasons)
+                .map(reason ->
+                        String.format(Locale.ROOT, "%,d", check.failReasons().getOrDefault(reason, 0)))
+                .collect(Collectors.joining(" / "));
+    }
+
+    /** A control run's anomalies: how many, and how many of them are lost updates, the ones that matter most. */
+    private static String controlAnomalies(CheckResult check) {
+        int lost = check.anomalyCounts().getOrDefault(Anomaly.Kind.LOST_UPDATE, 0);
+        if (lost == 0) {
+            return anomalies(check);
+        }
         return String.format(
-                Locale.ROOT, "%,d / %,d / %,d", check.ok(), check.fail(), check.info() + check.unfinished());
+                Locale.ROOT, "%,d (%,d lost update%s)", check.anomalies().size(), lost, lost == 1 ? "" : "s");
     }
 
     /** Everything about one run: counts, reasons, recoveries, fault windows and anomaly examples. */

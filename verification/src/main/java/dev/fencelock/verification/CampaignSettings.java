@@ -1,6 +1,7 @@
 package dev.fencelock.verification;
 
 import dev.fencelock.verification.fault.FaultKind;
+import dev.fencelock.verification.worker.Guard;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -10,7 +11,7 @@ import java.util.stream.IntStream;
  * One run of the campaign.
  *
  * @param name the run's name and directory, such as {@code fenced-zombie}
- * @param fenced whether the workers write through the fenced data source; {@code false} is the control run
+ * @param guard how the workers fence their writes; {@link Guard#OFF} is the control run
  * @param faults the faults injected one after the other, in turn
  * @param mixed whether each cycle instead injects a random cluster fault and a random client fault at once
  * @param workers worker processes
@@ -29,7 +30,7 @@ import java.util.stream.IntStream;
  */
 public record CampaignSettings(
         String name,
-        boolean fenced,
+        Guard guard,
         List<FaultKind> faults,
         boolean mixed,
         int workers,
@@ -47,10 +48,10 @@ public record CampaignSettings(
         long seed) {
 
     /** A run with the campaign's usual workload: 3 workers of 2 threads on 3 keys, 2 s leases. */
-    public static CampaignSettings of(String name, boolean fenced, List<FaultKind> faults, Path out) {
+    public static CampaignSettings of(String name, Guard guard, List<FaultKind> faults, Path out) {
         return new CampaignSettings(
                 name,
-                fenced,
+                guard,
                 List.copyOf(faults),
                 false,
                 3,
@@ -72,7 +73,7 @@ public record CampaignSettings(
     public CampaignSettings untilAcknowledged(long okTarget, Duration maxDuration) {
         return new CampaignSettings(
                 name,
-                fenced,
+                guard,
                 faults,
                 mixed,
                 workers,
@@ -94,7 +95,7 @@ public record CampaignSettings(
     public CampaignSettings cycles(int cycles) {
         return new CampaignSettings(
                 name,
-                fenced,
+                guard,
                 faults,
                 mixed,
                 workers,
@@ -116,7 +117,7 @@ public record CampaignSettings(
     public CampaignSettings mixing() {
         return new CampaignSettings(
                 name,
-                fenced,
+                guard,
                 faults,
                 true,
                 workers,

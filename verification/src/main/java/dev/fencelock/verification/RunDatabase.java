@@ -2,6 +2,7 @@ package dev.fencelock.verification;
 
 import dev.fencelock.jdbc.FenceGuard;
 import dev.fencelock.verification.checker.DatabaseSnapshot;
+import dev.fencelock.verification.worker.Guard;
 import dev.fencelock.verification.worker.RunTables;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -41,8 +42,11 @@ final class RunDatabase implements AutoCloseable {
         return url != null && !url.isBlank() ? url : DEFAULT_URL;
     }
 
-    /** Creates the counter (one row per key, at 0), history, sequence and fence tables. */
-    static RunDatabase create(RunTables tables, List<String> keys) throws SQLException {
+    /**
+     * Creates the counter (one row per key, at 0), history, sequence and fence tables; for {@link
+     * Guard#TRIGGERS_ONLY}, protects the counters and the history with the fence table's triggers.
+     */
+    static RunDatabase create(RunTables tables, List<String> keys, Guard guard) throws SQLException {
         PGSimpleDataSource dataSource = new PGSimpleDataSource();
         dataSource.setURL(url());
         dataSource.setUser(USER);
@@ -59,7 +63,11 @@ final class RunDatabase implements AutoCloseable {
                     + " op_id VARCHAR(64) NOT NULL, value_read BIGINT NOT NULL, value_written BIGINT NOT NULL,"
                     + " commit_seq BIGINT NOT NULL)");
             statement.execute("CREATE SEQUENCE " + tables.commitSequence());
-            FenceGuard.builder().table(tables.fence()).build().createTableIfMissing(connection);
+            FenceGuard fence = FenceGuard.builder()
+                    .table(tables.fence())
+                    .protectedTables(guard == Guard.TRIGGERS_ONLY ? tables.written() : List.of())
+                    .build();
+            fence.createTableIfMissing(connection);
             try (PreparedStatement insert =
                     connection.prepareStatement("INSERT INTO " + tables.counters() + " (key, value) VALUES (?, 0)")) {
                 for (String key : keys) {
@@ -67,6 +75,8 @@ final class RunDatabase implements AutoCloseable {
                     insert.executeUpdate();
                 }
             }
+            // After the counters' rows: the triggers would refuse these inserts, which carry no fence.
+            fence.protectTables(connection);
         } catch (SQLException | RuntimeException e) {
             database.close();
             throw e;
@@ -111,6 +121,7 @@ final class RunDatabase implements AutoCloseable {
             statement.execute("DROP TABLE IF EXISTS " + tables.counters());
             statement.execute("DROP TABLE IF EXISTS " + tables.fence());
             statement.execute("DROP SEQUENCE IF EXISTS " + tables.commitSequence());
+            statement.execute("DROP FUNCTION IF EXISTS " + tables.fenceCheckFunction() + "()");
         }
     }
 }

@@ -11,6 +11,7 @@ import dev.fencelock.verification.checker.CheckResult;
 import dev.fencelock.verification.checker.DatabaseSnapshot;
 import dev.fencelock.verification.checker.HistoryChecker;
 import dev.fencelock.verification.checker.HistoryFiles;
+import dev.fencelock.verification.worker.Guard;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -24,7 +25,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The campaign's quick mode, part of every build: a short fenced run under a zombie, a leader kill, a minority
- * partition and a force-release must be free of anomalies (a force-release that changed nothing is one), and the
+ * partition and a force-release must be free of anomalies (a force-release that changed nothing is one), so must a
+ * run under a zombie whose tables alone check the fence (the client's guard off), and the
  * same workload with the database guard off must lose an update under
  * each of a zombie, a minority partition and a force-release, which is the evidence that the faults bite and the
  * checker can fail. Results stay in {@code target/verification-quick}.
@@ -38,7 +40,7 @@ class CampaignQuickTest {
     @Test
     void aFencedRunUnderAZombieALeaderKillAPartitionAndAForceReleaseHasNoAnomalies() throws Exception {
         RunResult run = Campaign.run(CampaignSettings.of(
-                "quick-fenced", true, List.of(ZOMBIE, LEADER_KILL, MINORITY_PARTITION, FORCE_RELEASE), OUT));
+                "quick-fenced", Guard.CLIENT, List.of(ZOMBIE, LEADER_KILL, MINORITY_PARTITION, FORCE_RELEASE), OUT));
 
         assertThat(run.check().anomalies())
                 .as("anomalies with the guard on; see " + run.directory().resolve("result.md"))
@@ -50,9 +52,24 @@ class CampaignQuickTest {
     }
 
     @Test
+    void aRunWhoseTablesAloneCheckTheFenceUnderAZombieHasNoAnomalies() throws Exception {
+        RunResult run = Campaign.run(CampaignSettings.of("quick-triggers", Guard.TRIGGERS_ONLY, List.of(ZOMBIE), OUT));
+
+        // Every write reached a protected table, so a write without its fence would have been refused and reported.
+        assertThat(run.check().anomalies())
+                .as("anomalies with the protected tables alone; see "
+                        + run.directory().resolve("result.md"))
+                .isEmpty();
+        assertThat(run.check().ok()).isPositive();
+        assertThat(run.check().recoveries()).hasSize(1);
+        // The client never presented a fence to the fence table itself.
+        assertThat(run.check().failReasons()).doesNotContainKey("fenced-db");
+    }
+
+    @Test
     void theSameWorkloadWithoutTheGuardLosesUpdatesUnderEachFault() throws Exception {
-        RunResult run = Campaign.run(
-                CampaignSettings.of("quick-control", false, List.of(ZOMBIE, MINORITY_PARTITION, FORCE_RELEASE), OUT));
+        RunResult run = Campaign.run(CampaignSettings.of(
+                "quick-control", Guard.OFF, List.of(ZOMBIE, MINORITY_PARTITION, FORCE_RELEASE), OUT));
 
         assertThat(run.check().anomalyCounts())
                 .as("the control run must catch the stale writers; see "

@@ -33,6 +33,13 @@ public record Anomaly(Kind kind, String key, String operationId, String detail) 
         /** By the workers' clocks alone, two committed critical sections of one key certainly overlapped. */
         INTERLEAVED,
         /**
+         * A protected table refused a lock holder's write because it carried no fence (SQLSTATE {@code FL001}), or
+         * carried it from a transaction nested in a fenced one ({@code FL003}): every write of this workload runs
+         * under a lock, so its client failed to put the fence in the session. A correct holder was refused, which
+         * the counters cannot show.
+         */
+        UNFENCED_WRITE,
+        /**
          * Not the lock's failure but the campaign's: a force-release deleted nothing, or its deletion showed neither a
          * loss at the holder nor a grant to another operation while the holder still held, within one lease TTL of
          * its heal. The run did not test what its fault log says.

@@ -15,8 +15,8 @@ import java.util.Map;
  *
  * <ul>
  *   <li>a loss at the holder, the operation that acquired the lock with token {@code T}: its lost-listener ran, the
- *       fence guard refused its write ({@code fenced-local}, {@code fenced-db}), or its {@code release()} returned
- *       {@code false}; or
+ *       fence guard or a protected table refused its write ({@code fenced-local}, {@code fenced-db}, {@code
+ *       fenced-protected-table}), or its {@code release()} returned {@code false}; or
  *   <li>a grant of the lock to another operation while that holder still held it by its own account (before its
  *       release began), which no release of its own can explain.
  * </ul>

@@ -24,6 +24,7 @@ import java.util.function.ToLongFunction;
  *       each counter equals its number of rows (acknowledged plus unknown ones that did commit);
  *   <li>each write read what the previous write of its key produced (starting at 0) and wrote that plus one;
  *   <li>tokens never decrease;
+ *   <li>no protected table refused a write for carrying no fence: every write of the workload runs under a lock;
  *   <li>every force-release took effect ({@link ForceReleaseCheck}).
  * </ul>
  *
@@ -36,6 +37,12 @@ import java.util.function.ToLongFunction;
 public final class HistoryChecker {
 
     private static final long SECOND = 1_000_000_000L;
+
+    /**
+     * The reasons a worker gives a write that a protected table refused without looking at a token: it carried no
+     * fence, or came from a nested transaction.
+     */
+    private static final List<String> UNFENCED_REASONS = List.of("db-no-fence", "db-nested-fence");
 
     private HistoryChecker() {}
 
@@ -67,6 +74,14 @@ public final class HistoryChecker {
                 case FAIL -> {
                     fail++;
                     failReasons.merge(op.reason(), 1, Integer::sum);
+                    if (UNFENCED_REASONS.contains(op.reason())) {
+                        anomalies.add(new Anomaly(
+                                Anomaly.Kind.UNFENCED_WRITE,
+                                op.key(),
+                                op.id(),
+                                "refused by a protected table as a write without its fence (" + op.reason()
+                                        + "), though it ran under the lock with token " + op.token()));
+                    }
                     if (!rows.isEmpty()) {
                         anomalies.add(new Anomaly(
                                 Anomaly.Kind.FAILED_BUT_APPLIED,

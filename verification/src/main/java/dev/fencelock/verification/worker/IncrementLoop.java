@@ -1,12 +1,8 @@
 package dev.fencelock.verification.worker;
 
 import dev.fencelock.FencingContext;
-import dev.fencelock.FencingTokenRejectedException;
-import dev.fencelock.LockAcquisitionTimeoutException;
-import dev.fencelock.LockBackendUnavailableException;
 import dev.fencelock.LockClient;
 import dev.fencelock.LockLease;
-import dev.fencelock.LockQueueFullException;
 import dev.fencelock.LockRequest;
 import java.io.PrintStream;
 import java.sql.Connection;
@@ -106,7 +102,7 @@ final class IncrementLoop implements Runnable {
                     .waitTimeout(config.waitTimeout())
                     .build());
         } catch (RuntimeException e) {
-            fail(op, acquireFailure(e), e);
+            fail(op, FailureReason.ofAcquire(e), e);
             return;
         }
         long token = lease.fencingToken();
@@ -149,7 +145,7 @@ final class IncrementLoop implements Runnable {
                     progress.info().incrementAndGet();
                 } else {
                     rollbackQuietly(connection);
-                    fail(op, transactionFailure(e), e);
+                    fail(op, FailureReason.ofTransaction(e), e);
                 }
             }
         } catch (SQLException e) {
@@ -222,34 +218,6 @@ final class IncrementLoop implements Runnable {
     private void fail(String op, String reason, Throwable cause) {
         history.write("fail", op, "reason", reason, "error", describe(cause));
         progress.fail().incrementAndGet();
-    }
-
-    private static String acquireFailure(RuntimeException e) {
-        if (e instanceof LockAcquisitionTimeoutException) {
-            return "acquire-timeout";
-        }
-        if (e instanceof LockBackendUnavailableException) {
-            return "etcd-unavailable";
-        }
-        if (e instanceof LockQueueFullException) {
-            return "queue-full";
-        }
-        return "acquire-error";
-    }
-
-    private static String transactionFailure(Throwable e) {
-        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
-            if (cause instanceof FencingTokenRejectedException rejected) {
-                // The guard refuses locally when the lease is known lost, and in the database when a newer token
-                // is stored; only the message tells them apart.
-                String message = String.valueOf(rejected.getMessage());
-                return message.contains("refused by fence table") ? "fenced-db" : "fenced-local";
-            }
-            if (cause instanceof SQLException sql && "55P03".equals(sql.getSQLState())) {
-                return "db-lock-timeout";
-            }
-        }
-        return e instanceof SQLException ? "db-error" : "error";
     }
 
     private static void rollbackQuietly(Connection connection) {

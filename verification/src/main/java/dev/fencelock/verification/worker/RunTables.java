@@ -1,5 +1,6 @@
 package dev.fencelock.verification.worker;
 
+import java.util.List;
 import java.util.regex.Pattern;
 
 /**
@@ -32,5 +33,18 @@ public record RunTables(String prefix) {
 
     public String fence() {
         return prefix + "_fence";
+    }
+
+    /** The tables the workers write, which the triggers-only runs protect: the counters and the history. */
+    public List<String> written() {
+        return List.of(counters(), history());
+    }
+
+    /**
+     * The function the protected tables' triggers call, named after the fence table as {@code FenceProtection} names
+     * it. Dropping the tables leaves it behind.
+     */
+    public String fenceCheckFunction() {
+        return "fencelock_check_" + fence();
     }
 }

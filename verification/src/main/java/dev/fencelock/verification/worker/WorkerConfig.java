@@ -21,7 +21,7 @@ import java.util.Properties;
  * @param leaseTtl each lock's lease
  * @param waitTimeout how long an acquisition waits for a busy lock
  * @param thinkMax the longest pause between reading and writing a counter
- * @param fenced whether writes go through the fenced data source (the control run turns it off)
+ * @param guard how writes are fenced: the client's guard, the protected tables' triggers alone, or not at all
  * @param jdbcUrl the database
  * @param jdbcUser its user
  * @param jdbcPassword its password
@@ -38,7 +38,7 @@ public record WorkerConfig(
         Duration leaseTtl,
         Duration waitTimeout,
         Duration thinkMax,
-        boolean fenced,
+        Guard guard,
         String jdbcUrl,
         String jdbcUser,
         String jdbcPassword,
@@ -57,7 +57,7 @@ public record WorkerConfig(
         properties.setProperty("leaseTtl", leaseTtl.toString());
         properties.setProperty("waitTimeout", waitTimeout.toString());
         properties.setProperty("thinkMax", thinkMax.toString());
-        properties.setProperty("fenced", Boolean.toString(fenced));
+        properties.setProperty("guard", guard.name());
         properties.setProperty("jdbcUrl", jdbcUrl);
         properties.setProperty("jdbcUser", jdbcUser);
         properties.setProperty("jdbcPassword", jdbcPassword);
@@ -84,7 +84,7 @@ public record WorkerConfig(
                 Duration.parse(p.getProperty("leaseTtl")),
                 Duration.parse(p.getProperty("waitTimeout")),
                 Duration.parse(p.getProperty("thinkMax")),
-                Boolean.parseBoolean(p.getProperty("fenced")),
+                Guard.valueOf(p.getProperty("guard")),
                 p.getProperty("jdbcUrl"),
                 p.getProperty("jdbcUser"),
                 p.getProperty("jdbcPassword"),

@@ -45,11 +45,7 @@ public final class WorkerMain {
         try (HistoryWriter history = new HistoryWriter(config.historyFile());
                 HikariDataSource pool = pool(config);
                 LockClient client = client(config)) {
-            DataSource dataSource = config.fenced()
-                    ? new FencedDataSource(
-                            pool,
-                            FenceGuard.builder().table(config.tables().fence()).build())
-                    : pool;
+            DataSource dataSource = dataSource(config, pool);
             for (int i = 0; i < config.threads(); i++) {
                 IncrementLoop loop =
                         new IncrementLoop(config, i, client, dataSource, history, linger, running, progress, stdout);
@@ -89,6 +85,20 @@ public final class WorkerMain {
                 say(stdout, "unknown-command " + line);
             }
         }
+    }
+
+    private static DataSource dataSource(WorkerConfig config, DataSource pool) {
+        FenceGuard.Builder guard = FenceGuard.builder().table(config.tables().fence());
+        return switch (config.guard()) {
+            case CLIENT -> new FencedDataSource(pool, guard.build());
+            case TRIGGERS_ONLY ->
+                new FencedDataSource(
+                        pool,
+                        guard.protectedTables(config.tables().written())
+                                .checkInClient(false)
+                                .build());
+            case OFF -> pool;
+        };
     }
 
     private static LockClient client(WorkerConfig config) {

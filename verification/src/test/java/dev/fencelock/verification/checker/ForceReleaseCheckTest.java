@@ -78,6 +78,20 @@ class ForceReleaseCheckTest {
     }
 
     @Test
+    void aProtectedTableThatRefusedTheHoldersWriteShowsTheLossButAWriteWithoutFenceDoesNot() {
+        // With the client's guard off, only the protected table's trigger stood between the cut holder and the data.
+        holder("w1-0-2", 13, Outcome.FAIL, "fenced-protected-table", null, true);
+        forceRelease(13L);
+
+        assertThat(check().anomalies()).isEmpty();
+
+        // A write refused for carrying no fence says nothing about the lock: the refusal would have come anyway.
+        holder("w1-0-2", 13, Outcome.FAIL, "db-no-fence", null, true);
+
+        assertThat(check().anomalyCounts()).containsOnlyKeys(Kind.UNFENCED_WRITE, Kind.INJECTION_WITHOUT_EFFECT);
+    }
+
+    @Test
     void aForceReleaseThatDeletedNothingIsReported() {
         holder("w1-0-2", 13, Outcome.OK, "", null, true);
         forceRelease(null);

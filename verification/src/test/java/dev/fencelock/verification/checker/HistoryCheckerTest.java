@@ -113,6 +113,37 @@ class HistoryCheckerTest {
     }
 
     @Test
+    void aStaleWriteThatAProtectedTableRefusedIsCountedAndCorrect() {
+        committed("w1-1", "a", 10, 0, 0);
+        // Cut off, w2-1 still trusted its lease; the trigger found token 12 in the fence table and refused 11.
+        operation("w2-1", "a", Outcome.FAIL, 11L, 0L, null, 20, "fenced-protected-table");
+        committed("w3-1", "a", 12, 1, 40);
+
+        CheckResult result = check();
+
+        assertThat(result.anomalies()).isEmpty();
+        assertThat(result.failReasons()).containsExactlyEntriesOf(Map.of("fenced-protected-table", 1));
+    }
+
+    @Test
+    void aHoldersWriteThatAProtectedTableRefusedForCarryingNoFenceIsAnAnomaly() {
+        committed("w1-1", "a", 10, 0, 0);
+        // The lock was held and current, yet the session carried no fence: the trigger refused a correct holder.
+        operation("w2-1", "b", Outcome.FAIL, 11L, 0L, null, 20, "db-no-fence");
+        operation("w3-1", "b", Outcome.FAIL, 12L, 0L, null, 40, "db-nested-fence");
+
+        CheckResult result = check();
+
+        assertThat(result.anomalyCounts()).containsOnly(Map.entry(Kind.UNFENCED_WRITE, 2));
+        assertThat(result.anomalies())
+                .filteredOn(anomaly -> anomaly.operationId().equals("w2-1"))
+                .singleElement()
+                .satisfies(anomaly ->
+                        assertThat(anomaly.detail()).contains("without its fence (db-no-fence)", "token 11"));
+        assertThat(result.failReasons()).containsEntry("db-no-fence", 1).containsEntry("db-nested-fence", 1);
+    }
+
+    @Test
     void rowsNobodyInvokedAndAcknowledgementsThatDisagreeAreCaught() {
         committed("w1-1", "a", 10, 0, 0);
         row("ghost-1", "a", 11, 1, 2);
