@@ -128,13 +128,32 @@ public final class FenceProtection {
 
     /** Puts {@code value} ({@link SessionFence}) in the session for the current transaction. */
     static void setSessionFence(Connection connection, FenceDialect dialect, String value) throws SQLException {
+        setSessionFence(connection, dialect, value, 0);
+    }
+
+    /**
+     * Puts the fence in the session and, when {@code idleMillis} is above 0, bounds how long the
+     * transaction may sit idle (PostgreSQL for this transaction, MariaDB for the session until the
+     * client resets it; H2 has no such bound), in one statement. Where the guard checks nothing
+     * itself, this is the only place a frozen holder's hold on the fence row gets its bound.
+     */
+    static void setSessionFence(Connection connection, FenceDialect dialect, String value, long idleMillis)
+            throws SQLException {
+        boolean idle = idleMillis > 0 && dialect != FenceDialect.H2;
         String sql = switch (dialect) {
-            case POSTGRESQL -> "SELECT set_config('fencelock.fence', ?, true)";
-            case MARIADB -> "SET @fencelock_fence = ?";
+            case POSTGRESQL ->
+                "SELECT set_config('fencelock.fence', ?, true)"
+                        + (idle ? ", set_config('idle_in_transaction_session_timeout', ?, true)" : "");
+            case MARIADB -> "SET @fencelock_fence = ?" + (idle ? ", SESSION idle_write_transaction_timeout = ?" : "");
             case H2 -> "CALL " + H2FenceTrigger.SET_FENCE + "(?)";
         };
         try (PreparedStatement statement = connection.prepareStatement(sql)) {
             statement.setString(1, value);
+            if (idle && dialect == FenceDialect.POSTGRESQL) {
+                statement.setString(2, Long.toString(idleMillis));
+            } else if (idle) {
+                statement.setLong(2, Math.max(1, (idleMillis + 999) / 1000));
+            }
             statement.execute();
         }
     }

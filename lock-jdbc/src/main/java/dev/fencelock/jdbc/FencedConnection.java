@@ -367,7 +367,10 @@ final class FencedConnection implements InvocationHandler {
             this.idleBounded = true;
         }
         if (sessionFence != null) {
-            if (toPresent.isEmpty() || !this.guard.checksInClient()) {
+            if (!this.guard.checksInClient()) {
+                // No statement of the guard's carries the idle bound here: the fence's own does.
+                FenceProtection.setSessionFence(this.target, dialect, sessionFence, idleMillis);
+            } else if (toPresent.isEmpty()) {
                 FenceProtection.setSessionFence(this.target, dialect, sessionFence);
             }
             transaction.sessionFenceSet(sessionFence);

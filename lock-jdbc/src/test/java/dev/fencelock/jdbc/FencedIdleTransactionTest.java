@@ -56,6 +56,31 @@ class FencedIdleTransactionTest {
     @EnumSource(
             value = TestDatabase.class,
             names = {"POSTGRESQL", "MARIADB"})
+    void withTheCheckLeftToProtectedTablesTheDatabaseStillEndsAFrozenHoldersTransaction(TestDatabase database)
+            throws Exception {
+        try (ProtectedTablesTest.ProtectedStock stock = new ProtectedTablesTest.ProtectedStock(database)) {
+            StubLease lease = new StubLease(RESOURCE, 9);
+            lease.expiresAt(Instant.now().plusSeconds(2));
+            // The guard checks nothing itself: the protected table's trigger locks the fence row at the write.
+            FenceGuard triggersOnly = stock.guard().checkInClient(false).build();
+            Connection frozen = new FencedDataSource(stock.fixture.dataSource, triggersOnly).getConnection();
+            try {
+                try (FencingContext.Scope fence = FencingContext.open(lease.lease())) {
+                    frozen.setAutoCommit(false);
+                    stock.setQty(frozen, 99);
+                }
+                CompletableFuture.runAsync(() -> nextFencedHolderWrites(stock)).get(60, TimeUnit.SECONDS);
+                assertThat(stock.fixture.qty("apple")).isEqualTo(50L);
+            } finally {
+                frozen.close();
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(
+            value = TestDatabase.class,
+            names = {"POSTGRESQL", "MARIADB"})
     void withoutTheBoundTheNextHolderWaitsForTheFrozenOne(TestDatabase database) throws Exception {
         try (FenceFixture fixture = new FenceFixture(database)) {
             try (Connection seed = fixture.dataSource.getConnection()) {
@@ -87,6 +112,26 @@ class FencedIdleTransactionTest {
             fixture.setQty(connection, "apple", 99);
         }
         return connection;
+    }
+
+    /** The next holder, token 10, writes the protected table through the guard and waits up to 20 s for the row. */
+    private static void nextFencedHolderWrites(ProtectedTablesTest.ProtectedStock stock) {
+        try (FencingContext.Scope fence = FencingContext.push(new Fence(RESOURCE, 10, null));
+                Connection next = new FencedDataSource(
+                                stock.fixture.dataSource, stock.guard().build())
+                        .getConnection()) {
+            next.setAutoCommit(false);
+            try (Statement statement = next.createStatement()) {
+                statement.execute(
+                        stock.fixture.database == TestDatabase.POSTGRESQL
+                                ? "SET lock_timeout = '20s'"
+                                : "SET SESSION innodb_lock_wait_timeout = 20");
+            }
+            stock.setQty(next, 50);
+            next.commit();
+        } catch (SQLException ex) {
+            throw new IllegalStateException(ex);
+        }
     }
 
     private static void nextHolderWrites(FenceFixture fixture) {
