@@ -70,7 +70,10 @@ final class IncrementLoop implements Runnable {
         this.stdout = stdout;
         this.random = new Random(config.seed() * 31 + thread);
         RunTables tables = config.tables();
-        this.select = "SELECT value FROM " + tables.counters() + " WHERE key = ?";
+        // With the database alone the fence orders writes only: the read that decides the write locks its row,
+        // as fencing.md asks of that mode, so it waits for the previous holder's commit.
+        this.select = "SELECT value FROM " + tables.counters() + " WHERE key = ?"
+                + (config.guard() == Guard.TRIGGERS_ONLY ? " FOR UPDATE" : "");
         this.update = "UPDATE " + tables.counters() + " SET value = ? WHERE key = ?";
         this.insert = "INSERT INTO " + tables.history()
                 + " (key, token, worker, op_id, value_read, value_written, commit_seq) VALUES (?, ?, ?, ?, ?, ?,"
