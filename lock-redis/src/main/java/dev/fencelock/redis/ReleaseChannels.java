@@ -35,16 +35,21 @@ final class ReleaseChannels extends RedisPubSubAdapter<String, String> {
     /** Wakes {@code waiter} on each message of {@code channel}; completes once the server confirmed the subscription. */
     synchronized CompletableFuture<Void> register(String channel, Runnable waiter) {
         Subscription subscription = this.subscriptions.get(channel);
+        if (subscription != null && subscription.confirmed.isCompletedExceptionally()) {
+            // A SUBSCRIBE that failed (the connection was down) is sent again, not handed to every later waiter.
+            subscription = new Subscription(subscribe(channel), subscription.waiters);
+            this.subscriptions.put(channel, subscription);
+        }
         if (subscription == null) {
-            subscription = new Subscription(this.connection
-                    .async()
-                    .subscribe(channel)
-                    .toCompletableFuture()
-                    .thenApply(ignored -> null));
+            subscription = new Subscription(subscribe(channel), ConcurrentHashMap.newKeySet());
             this.subscriptions.put(channel, subscription);
         }
         subscription.waiters.add(waiter);
         return subscription.confirmed;
+    }
+
+    private CompletableFuture<Void> subscribe(String channel) {
+        return this.connection.async().subscribe(channel).toCompletableFuture().thenApply(ignored -> null);
     }
 
     /** Stops waking {@code waiter}; the last waiter of a channel ends its subscription. */
@@ -83,10 +88,11 @@ final class ReleaseChannels extends RedisPubSubAdapter<String, String> {
 
         final CompletableFuture<Void> confirmed;
 
-        final Set<Runnable> waiters = ConcurrentHashMap.newKeySet();
+        final Set<Runnable> waiters;
 
-        Subscription(CompletableFuture<Void> confirmed) {
+        Subscription(CompletableFuture<Void> confirmed, Set<Runnable> waiters) {
             this.confirmed = confirmed;
+            this.waiters = waiters;
         }
     }
 }
