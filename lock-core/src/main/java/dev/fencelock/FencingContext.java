@@ -29,9 +29,16 @@ public final class FencingContext {
      * @param token its fencing token
      * @param lease the lease that carries it, when known, so writers can refuse locally once it
      *     is lost
+     * @param fencing whether the token is a fencing token ({@link LockLease#isFencing()}); writers
+     *     that present tokens to a database refuse a fence without one
      */
     public record Fence(
-            String resource, long token, @Nullable LockLease lease) {
+            String resource, long token, @Nullable LockLease lease, boolean fencing) {
+
+        /** A fence whose token fences as far as its lease says; without a lease, the caller vouches for it. */
+        public Fence(String resource, long token, @Nullable LockLease lease) {
+            this(resource, token, lease, lease == null || lease.isFencing());
+        }
 
         /** Whether the lock behind this fence is not known to be lost or released. */
         public boolean isValid() {

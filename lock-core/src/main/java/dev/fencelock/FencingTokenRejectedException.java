@@ -14,7 +14,10 @@ public class FencingTokenRejectedException extends LockException {
 
     /** Who refused the write. */
     public enum RefusedBy {
-        /** This process, before any SQL was sent, because it knew its lease was lost. */
+        /**
+         * This process, before any SQL was sent, because it knew its lease was lost or its token was
+         * no fencing token.
+         */
         CLIENT,
         /** The database, at the fence table: the client's check found a newer token there. */
         FENCE_TABLE,
@@ -53,6 +56,26 @@ public class FencingTokenRejectedException extends LockException {
         this.token = token;
         this.acceptedToken = acceptedToken;
         this.refusedBy = refusedBy;
+    }
+
+    /**
+     * The refusal of a token from a lock store whose tokens are not fencing tokens ({@link
+     * LockLease#isFencing()} is false), by this process.
+     *
+     * @param refused what was refused, for the message ("refused the write before it reached the database")
+     */
+    public static FencingTokenRejectedException notFencing(String resource, long token, String refused) {
+        String shown = (resource.length() > 60) ? resource.substring(0, 60) + "…" : resource;
+        return new FencingTokenRejectedException(
+                resource,
+                token,
+                "Lock on '" + shown + "' comes from a lock store whose token " + token + " is not a fencing token: "
+                        + "after a failover to a replica that missed the last writes, Redis can grant the same lock, "
+                        + "with the same token, to a second holder while the first still holds it, so no database "
+                        + "can tell their writes apart; " + refused + ". Hold locks that guard writes on a fencing "
+                        + "store (fencelock.backend=etcd); keep Redis locks for work that is wasted, never wrong, "
+                        + "when done twice.",
+                RefusedBy.CLIENT);
     }
 
     /** Who refused the write: this process, or the database at the fence table, a protected table or the row. */

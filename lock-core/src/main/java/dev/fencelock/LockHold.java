@@ -70,6 +70,11 @@ final class LockHold implements LockLease {
     }
 
     @Override
+    public boolean isFencing() {
+        return this.client.backend().issuesFencingTokens();
+    }
+
+    @Override
     public long leaseId() {
         return this.acquisition.lock().leaseId();
     }
@@ -211,6 +216,7 @@ final class LockHold implements LockLease {
     public String toString() {
         return "LockLease[resource=" + resource() + ", token=" + fencingToken() + ", leaseId=" + leaseId() + ", valid="
                 + isValid()
-                + (isExclusive() ? "" : ", " + this.acquisition.lock().kind().describe()) + "]";
+                + (isExclusive() ? "" : ", " + this.acquisition.lock().kind().describe())
+                + (isFencing() ? "" : ", not fencing") + "]";
     }
 }

@@ -52,6 +52,18 @@ public interface LockLease extends AutoCloseable {
         return mode() == LockMode.EXCLUSIVE && permits() == 1;
     }
 
+    /**
+     * Whether {@link #fencingToken()} is a fencing token: one that no other holder of the resource
+     * can ever carry again, even across the lock store's failures, so a database can refuse a write
+     * with a smaller one. Locks on etcd answer {@code true}. Locks on Redis answer {@code false}: a
+     * failover to a replica that missed the last writes can grant the same lock, and the same
+     * counter value, to a second holder while the first still holds it. Such a lock is an
+     * efficiency lock (it avoids doing work twice, mostly); FenceLock's JDBC guard refuses its token.
+     */
+    default boolean isFencing() {
+        return true;
+    }
+
     /** Identifier of the backend lease that keeps this lock alive. */
     long leaseId();
 

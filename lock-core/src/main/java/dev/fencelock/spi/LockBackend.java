@@ -54,6 +54,16 @@ public interface LockBackend extends AutoCloseable {
         return release(lock);
     }
 
+    /**
+     * Whether this store's tokens are fencing tokens: larger for every new holder of a resource even
+     * across the store's own failures, so a database may refuse a write that carries a smaller one.
+     * A store that can hand one token (or one lock) out twice, as Redis can after a failover to a
+     * replica that missed writes, answers {@code false}; the JDBC guard then refuses its fences.
+     */
+    default boolean issuesFencingTokens() {
+        return true;
+    }
+
     /** A short human description of where the locks live, for logs, errors and health details. */
     String describe();
 

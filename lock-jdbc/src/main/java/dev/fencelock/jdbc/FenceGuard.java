@@ -105,8 +105,9 @@ public final class FenceGuard {
      * Presents {@code fence} to the database in {@code connection}'s current transaction.
      *
      * @throws FencingTokenRejectedException when the fence's lease is already known to be lost
-     *     (without touching the database) or when the database holds a newer token for the
-     *     resource; the transaction must roll back
+     *     (without touching the database), when its store issues no fencing tokens (Redis; also
+     *     without touching it), or when the database holds a newer token for the resource; the
+     *     transaction must roll back
      * @throws InvalidLockKeyException when the resource does not fit the fence table's column
      *     (nothing is sent to the database)
      * @throws LockException when the fence table does not exist
@@ -147,14 +148,11 @@ public final class FenceGuard {
         String resource = fence.resource();
         if (!fence.isValid()) {
             // Invariant 6: a holder that knows it lost the lock must not even try.
-            throw new FencingTokenRejectedException(
-                    resource,
-                    fence.token(),
-                    "Lock on '" + GuardMessages.preview(resource)
-                            + "' is no longer held (lease lost, released or expired);"
-                            + " refused the write with fencing token " + fence.token()
-                            + " before it reached the database. Roll back and acquire the lock again.",
-                    FencingTokenRejectedException.RefusedBy.CLIENT);
+            throw GuardMessages.lost(resource, fence.token());
+        }
+        if (!fence.fencing()) {
+            throw FencingTokenRejectedException.notFencing(
+                    resource, fence.token(), "refused the write before it reached the database");
         }
         if (resource.indexOf(SCOPE_SEPARATOR) >= 0) {
             throw new InvalidLockKeyException("Lock resource '" + GuardMessages.preview(resource)

@@ -51,7 +51,8 @@ public final class FencedWrites {
      *
      * @throws LockException when the thread works under no fence, or only under shared locks and
      *     permits, whose tokens cannot fence a write
-     * @throws FencingTokenRejectedException when that fence's lock is already known to be lost
+     * @throws FencingTokenRejectedException when that fence's lock is already known to be lost, or its
+     *     store issues no fencing tokens ({@link dev.fencelock.LockLease#isFencing()})
      */
     public static long token() {
         Fence fence = FencingContext.writeFence()
@@ -69,7 +70,8 @@ public final class FencedWrites {
      * The token of the current thread's fence for {@code resource}.
      *
      * @throws LockException when the thread works under no fence for {@code resource}
-     * @throws FencingTokenRejectedException when that fence's lock is already known to be lost
+     * @throws FencingTokenRejectedException when that fence's lock is already known to be lost, or its
+     *     store issues no fencing tokens ({@link dev.fencelock.LockLease#isFencing()})
      */
     public static long token(String resource) {
         Fence fence = FencingContext.forResource(resource)
@@ -127,6 +129,10 @@ public final class FencedWrites {
                     "Lock on '" + fence.resource() + "' is no longer held; refused to hand out fencing token "
                             + fence.token() + " for a write. Roll back and acquire the lock again.",
                     FencingTokenRejectedException.RefusedBy.CLIENT);
+        }
+        if (!fence.fencing()) {
+            throw FencingTokenRejectedException.notFencing(
+                    fence.resource(), fence.token(), "refused to hand it out for a write");
         }
         return fence.token();
     }

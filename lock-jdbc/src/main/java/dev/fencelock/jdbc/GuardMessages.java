@@ -1,5 +1,6 @@
 package dev.fencelock.jdbc;
 
+import dev.fencelock.FencingTokenRejectedException;
 import org.jspecify.annotations.Nullable;
 
 /** The fence guard's messages: what was refused, why, and what the user can do next. */
@@ -29,6 +30,16 @@ final class GuardMessages {
         return "Fencing token " + token + " for '" + preview(resource) + "' was refused by fence table '" + table
                 + "': " + newer + ". This process lost the lock (e.g. it was paused past its lease);"
                 + " roll back the transaction and do not retry with the same lock.";
+    }
+
+    static FencingTokenRejectedException lost(String resource, long token) {
+        return new FencingTokenRejectedException(
+                resource,
+                token,
+                "Lock on '" + preview(resource) + "' is no longer held (lease lost, released or expired);"
+                        + " refused the write with fencing token " + token
+                        + " before it reached the database. Roll back and acquire the lock again.",
+                FencingTokenRejectedException.RefusedBy.CLIENT);
     }
 
     static String preview(String resource) {

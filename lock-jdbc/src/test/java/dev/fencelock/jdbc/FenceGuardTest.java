@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.fencelock.FencingContext;
 import dev.fencelock.FencingContext.Fence;
 import dev.fencelock.FencingTokenRejectedException;
 import dev.fencelock.InvalidLockKeyException;
@@ -225,6 +226,25 @@ class FenceGuardTest {
         assertThat(rejected.getResource()).isEqualTo("order:1");
         assertThat(rejected.getToken()).isEqualTo(12);
         assertThat(rejected.getMessage()).contains("no longer held", "before it reached the database");
+    }
+
+    @Test
+    void aFenceFromAStoreWithoutFencingTokensIsRefusedWithoutTouchingTheDatabase() {
+        StubLease lease = new StubLease("order:1", 12).withoutFencing();
+
+        FencingTokenRejectedException rejected = catchThrowableOfType(
+                FencingTokenRejectedException.class,
+                () -> FenceGuard.create()
+                        .check(
+                                untouchableConnection(),
+                                FencingContext.open(lease.lease()).fence()));
+        FencingContext.setAll(java.util.List.of());
+
+        assertThat(rejected.getResource()).isEqualTo("order:1");
+        assertThat(rejected.refusedBy()).isEqualTo(FencingTokenRejectedException.RefusedBy.CLIENT);
+        assertThat(rejected.getMessage())
+                .contains("'order:1'", "not a fencing token", "failover", "fencelock.backend=etcd")
+                .contains("before it reached the database");
     }
 
     @ParameterizedTest

@@ -115,6 +115,19 @@ class FencedWritesTest {
         }
     }
 
+    @Test
+    void tokenOfALockFromAStoreWithoutFencingTokensIsRefused() {
+        StubLease lease = new StubLease("stock:apple", 9).withoutFencing();
+        try (FencingContext.Scope scope = FencingContext.open(lease.lease())) {
+            assertThatThrownBy(FencedWrites::token)
+                    .isInstanceOf(FencingTokenRejectedException.class)
+                    .hasMessageContaining("not a fencing token");
+            assertThatThrownBy(() -> FencedWrites.token("stock:apple"))
+                    .isInstanceOf(FencingTokenRejectedException.class)
+                    .hasMessageContaining("not a fencing token");
+        }
+    }
+
     private static long update(Connection connection, FenceFixture fixture, int qty) throws SQLException {
         long token = FencedWrites.token();
         try (PreparedStatement statement = connection.prepareStatement("UPDATE " + fixture.stockTable

@@ -72,6 +72,31 @@ class ProtectedTablesTest {
 
     @ParameterizedTest
     @EnumSource(TestDatabase.class)
+    void aFenceThatDoesNotFenceNeverReachesAProtectedTableWhoeverChecks(TestDatabase database) throws SQLException {
+        try (ProtectedStock stock = new ProtectedStock(database)) {
+            stock.newHolderWrites(7, "pear", 1);
+            // A larger token than the table's: only its store's failover could make it a second holder's.
+            StubLease redis = new StubLease(RESOURCE, 9).withoutFencing();
+            for (boolean checkInClient : new boolean[] {true, false}) {
+                FenceGuard guard = stock.guard().checkInClient(checkInClient).build();
+                try (FencingContext.Scope fence = FencingContext.open(redis.lease());
+                        Connection connection = new FencedDataSource(stock.fixture.dataSource, guard).getConnection()) {
+                    connection.setAutoCommit(false);
+                    assertThatThrownBy(() -> stock.setQty(connection, 1))
+                            .isInstanceOf(FencingTokenRejectedException.class)
+                            .hasMessageContaining("not a fencing token")
+                            .satisfies(refused -> assertThat(((FencingTokenRejectedException) refused).refusedBy())
+                                    .isEqualTo(FencingTokenRejectedException.RefusedBy.CLIENT));
+                    connection.rollback();
+                }
+            }
+            assertThat(stock.fixture.qty("apple")).isEqualTo(100L);
+            assertThat(stock.fixture.storedToken(RESOURCE)).isEqualTo(7L);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(TestDatabase.class)
     void theCurrentHolderWritesThroughTheDatabasesOwnCheck(TestDatabase database) throws SQLException {
         try (ProtectedStock stock = new ProtectedStock(database)) {
             stock.newHolderWrites(7, "pear", 1);

@@ -14,6 +14,8 @@ final class StubLease {
 
     private volatile boolean valid = true;
 
+    private volatile boolean fencing = true;
+
     private volatile java.time.Instant expiresAt = java.time.Instant.now().plusSeconds(30);
 
     StubLease(String resource, long token) {
@@ -33,6 +35,8 @@ final class StubLease {
                             return token;
                         case "isExclusive":
                             return exclusive;
+                        case "isFencing":
+                            return this.fencing;
                         case "expiresAt":
                             return this.expiresAt;
                         case "hashCode":
@@ -53,6 +57,12 @@ final class StubLease {
 
     void expiresAt(java.time.Instant expiresAt) {
         this.expiresAt = expiresAt;
+    }
+
+    /** Makes this the lease of a store whose tokens are not fencing tokens (Redis). */
+    StubLease withoutFencing() {
+        this.fencing = false;
+        return this;
     }
 
     void lose() {

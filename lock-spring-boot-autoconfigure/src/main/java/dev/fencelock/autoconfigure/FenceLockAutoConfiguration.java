@@ -32,6 +32,7 @@ import org.springframework.context.annotation.Import;
 @Import({
     LockBackendConfigurations.InMemory.class,
     LockBackendConfigurations.EtcdBackendMissing.class,
+    LockBackendConfigurations.RedisBackendMissing.class,
     DistributedLockAdvisorConfiguration.class
 })
 public final class FenceLockAutoConfiguration {

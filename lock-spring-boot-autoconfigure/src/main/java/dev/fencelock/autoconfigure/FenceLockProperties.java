@@ -54,6 +54,8 @@ public class FenceLockProperties implements InitializingBean {
     @NestedConfigurationProperty
     private final FencingProperties fencing = new FencingProperties();
 
+    private final Redis redis = new Redis();
+
     private final Audit audit = new Audit();
 
     private final Health health = new Health();
@@ -140,6 +142,10 @@ public class FenceLockProperties implements InitializingBean {
         return this.etcd;
     }
 
+    public Redis getRedis() {
+        return this.redis;
+    }
+
     public FencingProperties getFencing() {
         return this.fencing;
     }
@@ -168,7 +174,28 @@ public class FenceLockProperties implements InitializingBean {
         ETCD,
 
         /** A store inside this JVM, for tests; it protects nothing across processes. */
-        IN_MEMORY
+        IN_MEMORY,
+
+        /**
+         * Redis, through Lettuce, where {@code spring.data.redis.*} points: an efficiency lock whose
+         * tokens are not fencing tokens.
+         */
+        REDIS
+    }
+
+    /** Settings of the Redis backend; where Redis is comes from {@code spring.data.redis.*}. */
+    public static class Redis {
+
+        /** How long one command to Redis may take before the lock store counts as unavailable. */
+        private Duration requestTimeout = Duration.ofSeconds(5);
+
+        public Duration getRequestTimeout() {
+            return this.requestTimeout;
+        }
+
+        public void setRequestTimeout(Duration requestTimeout) {
+            this.requestTimeout = requestTimeout;
+        }
     }
 
     /** Settings of the {@code @DistributedLock} advice. */

@@ -11,7 +11,8 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * The lock backends that need no module of their own: in-memory, and a clear failure when the
- * etcd module is missing. The etcd backend itself is {@code FenceLockEtcdAutoConfiguration}'s.
+ * etcd or Redis module is missing. The etcd and Redis backends themselves are {@code
+ * FenceLockEtcdAutoConfiguration}'s and {@code FenceLockRedisAutoConfiguration}'s.
  * Each backs off when the application defines its own {@link LockBackend} or {@link LockClient}.
  */
 final class LockBackendConfigurations {
@@ -39,6 +40,19 @@ final class LockBackendConfigurations {
         @ConditionalOnMissingBean({LockBackend.class, LockClient.class})
         LockBackend etcdLockBackend() {
             throw new LockBackendMissingException("etcd", "dev.fencelock:lock-etcd");
+        }
+    }
+
+    /** Fails with a clear message instead of a missing-bean error when the Redis backend is absent. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnMissingClass("dev.fencelock.redis.RedisLockBackend")
+    @Conditional(OnLockBackendCondition.Redis.class)
+    static class RedisBackendMissing {
+
+        @Bean
+        @ConditionalOnMissingBean({LockBackend.class, LockClient.class})
+        LockBackend redisLockBackend() {
+            throw new LockBackendMissingException("redis", "dev.fencelock:lock-redis");
         }
     }
 }

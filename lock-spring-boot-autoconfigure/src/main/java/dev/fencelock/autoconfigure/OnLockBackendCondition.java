@@ -42,4 +42,12 @@ public abstract class OnLockBackendCondition extends SpringBootCondition {
             super(FenceLockProperties.Backend.IN_MEMORY);
         }
     }
+
+    /** Matches {@code fencelock.backend=redis}. */
+    public static final class Redis extends OnLockBackendCondition {
+
+        public Redis() {
+            super(FenceLockProperties.Backend.REDIS);
+        }
+    }
 }

@@ -59,7 +59,8 @@ public final class FenceHeaderSigner {
      * The header value for {@code fences} (outermost first), or {@code null} when none of them
      * fences writes.
      *
-     * @throws FencingTokenRejectedException when the lease behind one of them is known to be lost
+     * @throws FencingTokenRejectedException when the lease behind one of them is known to be lost, or
+     *     its store issues no fencing tokens
      */
     public @Nullable String header(List<Fence> fences) {
         // One token per resource, the innermost: a re-entered lock has the same token anyway.
@@ -82,6 +83,11 @@ public final class FenceHeaderSigner {
                                 + " refused to send its fencing token " + fence.token() + " to another service."
                                 + " Acquire the lock again.",
                         FencingTokenRejectedException.RefusedBy.CLIENT);
+            }
+            if (!fence.fencing()) {
+                // The receiver rebuilds fences without their leases, so it could not tell this one does not fence.
+                throw FencingTokenRejectedException.notFencing(
+                        fence.resource(), fence.token(), "refused to send it to another service");
             }
         }
         Instant expiry = this.clock.instant().plus(this.validity);

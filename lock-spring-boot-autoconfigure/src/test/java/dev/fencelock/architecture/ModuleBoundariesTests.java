@@ -10,7 +10,7 @@ import com.tngtech.archunit.lang.ArchRule;
 
 /**
  * What Maven's module graph cannot say about every FenceLock module on this class path (core,
- * etcd, JDBC, JPA, Micrometer, ShedLock, Spring Integration, the test kit and the Spring layer): the
+ * etcd, Redis, JDBC, JPA, Micrometer, ShedLock, Spring Integration, the test kit and the Spring layer): the
  * Spring layer reaches backends only through the SPI, and no package depends on another in a cycle.
  *
  * <p>{@code dev.fencelock.integration} is not in the Spring-free list: it implements Spring
@@ -37,6 +37,22 @@ class ModuleBoundariesTests {
             .resideInAPackage("io.etcd..");
 
     @ArchTest
+    static final ArchRule onlyTheRedisAutoConfigurationKnowsTheRedisBackend = noClasses()
+            .that()
+            .resideOutsideOfPackages("dev.fencelock.redis..", "dev.fencelock.autoconfigure.redis..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAPackage("dev.fencelock.redis..");
+
+    @ArchTest
+    static final ArchRule lettuceStaysInsideTheRedisModules = noClasses()
+            .that()
+            .resideOutsideOfPackages("dev.fencelock.redis..", "dev.fencelock.autoconfigure.redis..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAPackage("io.lettuce..");
+
+    @ArchTest
     static final ArchRule springStaysInTheSpringLayer = noClasses()
             .that()
             .resideInAnyPackage(
@@ -45,6 +61,7 @@ class ModuleBoundariesTests {
                     "dev.fencelock.memory..",
                     "dev.fencelock.audit..",
                     "dev.fencelock.etcd..",
+                    "dev.fencelock.redis..",
                     "dev.fencelock.jdbc..",
                     "dev.fencelock.jpa..",
                     "dev.fencelock.metrics..",

@@ -157,6 +157,18 @@ class FenceHeaderTests {
     }
 
     @Test
+    void signerRefusesToSendAFenceFromAStoreWithoutFencingTokens() {
+        FenceHeaderSigner signer = signer(keys("k1", SECRET_1), "");
+        // The receiving service rebuilds fences without their leases: it could not tell this one does not fence.
+        try (FencingContext.Scope scope = FencingContext.push(new Fence("order:42", 7, null, false))) {
+            assertThatExceptionOfType(FencingTokenRejectedException.class)
+                    .isThrownBy(signer::headerForCurrentThread)
+                    .withMessageContaining("not a fencing token")
+                    .withMessageContaining("another service");
+        }
+    }
+
+    @Test
     void signerRefusesToSendAFenceWhoseLeaseIsKnownToBeLost() {
         FenceHeaderSigner signer = signer(keys("k1", SECRET_1), "");
         try (LockClient client = LockClient.builder(new InMemoryLockBackend()).build()) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.fencelock.FencingContext;
 import dev.fencelock.InvalidLockKeyException;
 import dev.fencelock.LockAcquisitionTimeoutException;
 import dev.fencelock.LockClient;
@@ -58,6 +59,18 @@ public abstract class LockBackendContract extends MultiLockContract {
         assertThat(next.get().fencingToken()).isGreaterThan(lease.fencingToken());
         next.get().release();
         await().atMost(patience()).until(() -> keysOf(resource) == 0);
+    }
+
+    @Test
+    void leasesAndTheirFencesSayWhetherTheTokenFences() {
+        LockClient a = client();
+        String resource = resource("fencing");
+        try (LockLease lease = a.acquire(LockRequest.of(resource));
+                FencingContext.Scope scope = FencingContext.open(lease)) {
+            assertThat(lease.isFencing()).as("isFencing of %s", lease).isEqualTo(issuesFencingTokens());
+            assertThat(scope.fence().fencing()).isEqualTo(issuesFencingTokens());
+            assertThat(a.backend().issuesFencingTokens()).isEqualTo(issuesFencingTokens());
+        }
     }
 
     @Test
