@@ -5,8 +5,10 @@
 # take over, wakes A, and checks that A's late write is refused; then cuts A off from etcd (not from
 # the database) while A is inside a reservation and has an operator force-release A's lock, so
 # that A cannot know and only the database can refuse A's write; then keeps A cut off for longer
-# than its wait timeout, so that its acquisitions fail as the lock store's unavailability. It checks
-# that no unit was sold twice.
+# than its wait timeout, so that its acquisitions fail as the lock store's unavailability; then has
+# psql, with no FenceLock, write the protected stock table without a fence and with A's stale token,
+# which the table's trigger refuses. It checks that no unit was sold twice, and reports which layer
+# refused each stale write.
 #
 # Meanwhile a real Prometheus scrapes both instances every second while background load runs on a
 # second SKU, and every query of every panel of docs/grafana-dashboard.json is evaluated through
@@ -294,6 +296,7 @@ RESULT_A=$(cat "$WORK/zombie-a")
 STATUS_A=${RESULT_A%% *}
 TYPE_A=$(echo "$RESULT_A" | json type)
 REFUSED_BY=$(echo "$RESULT_A" | json refusedBy)
+REFUSED_AT=$(echo "$RESULT_A" | json refusedAt)
 echo "A: $RESULT_A"
 [ "$STATUS_A" = 409 ] || fail "A's stale reservation was not refused with 409"
 [ -n "$TOKEN_B" ] && [ "$TOKEN_B" -gt "$TOKEN_A" ] || fail "B's token $TOKEN_B is not larger than A's $TOKEN_A"
@@ -327,6 +330,7 @@ RESULT_A2=$(cat "$WORK/zombie2-a")
 STATUS_A2=${RESULT_A2%% *}
 TYPE_A2=$(echo "$RESULT_A2" | json type)
 REFUSED_BY2=$(echo "$RESULT_A2" | json refusedBy)
+REFUSED_AT2=$(echo "$RESULT_A2" | json refusedAt)
 echo "A: $RESULT_A2"
 [ "$STATUS_A2" = 409 ] || fail "A's late write after the force-release was not refused with 409"
 [ "$REFUSED_BY2" = database ] || fail "A's late write was refused by '$REFUSED_BY2', expected the database"
@@ -384,6 +388,25 @@ echo "load: $LOAD_OK accepted, $LOAD_OTHER refused or failed ($LOAD_UNANSWERED u
   || fail "$LOAD_ROWS reservation rows of $LOAD_SKU, expected $LOAD_OK (+ up to $LOAD_UNANSWERED unanswered)"
 [ "$LOAD_LEFT" = $((LOAD_STOCK - LOAD_ROWS)) ] || fail "stock of $LOAD_SKU is $LOAD_LEFT, expected $((LOAD_STOCK - LOAD_ROWS))"
 
+log "A script with no FenceLock writes the protected stock table"
+# The sample protects inventory_stock with the database's own check (protected tables): a writer
+# that bypasses the application — psql here — is refused unless it carries a current fence.
+NO_FENCE_OUT=$("${PSQL[@]}" -c "UPDATE inventory_stock SET quantity = 0 WHERE sku = '$SKU'" 2>&1) \
+  && fail "psql's write without a fence was accepted" || true
+echo "psql, no fence:          ${NO_FENCE_OUT%%$'\n'*}"
+case "$NO_FENCE_OUT" in *"carries no fence"*) SCRIPT_NO_FENCE=refused ;; *) SCRIPT_NO_FENCE="not refused as unfenced"; fail "psql's unfenced write: $NO_FENCE_OUT" ;; esac
+# The same write carrying A's stale token from the second zombie, set in the session as the client does.
+STALE_OUT=$("${PSQL[@]}" <<SQL 2>&1
+BEGIN;
+SELECT set_config('fencelock.fence', '$TOKEN_A2:' || '$FENCE_SCOPE' || chr(31) || '$RESOURCE', true);
+UPDATE inventory_stock SET quantity = 0 WHERE sku = '$SKU';
+COMMIT;
+SQL
+) && fail "psql's write with A's stale token $TOKEN_A2 was accepted" || true
+STALE_OUT=$(echo "$STALE_OUT" | grep -m1 'ERROR' || echo "$STALE_OUT")
+echo "psql, stale token $TOKEN_A2: $STALE_OUT"
+case "$STALE_OUT" in *"stale $TOKEN_A2 < $TOKEN_B2"*"protected table"*) SCRIPT_STALE=refused ;; *) SCRIPT_STALE="not refused as stale"; fail "psql's stale write: $STALE_OUT" ;; esac
+
 log "Checking the database"
 FENCE_ROW=$(fence_token)
 ROW_TOKEN=$("${PSQL[@]}" -c "SELECT fence_token FROM inventory_stock WHERE sku = '$SKU'")
@@ -422,8 +445,11 @@ reservations accepted       $ACCEPTED ($CONCURRENT_OK concurrent across A and B 
 stale writes rejected       $(( (STATUS_A == 409 ? 1 : 0) + (STATUS_A2 == 409 ? 1 : 0) ))
   1. A paused past its lease  HTTP $STATUS_A ($TYPE_A), refused $HOW
                               tokens: A $TOKEN_A < B $TOKEN_B
-  2. A cut off, lock taken     HTTP $STATUS_A2 ($TYPE_A2), refused by: $REFUSED_BY2
+                              refusedBy $REFUSED_BY, at: $REFUSED_AT
+  2. A cut off, lock taken     HTTP $STATUS_A2 ($TYPE_A2), refused by: $REFUSED_BY2, at: $REFUSED_AT2
                               tokens: A $TOKEN_A2 < B $TOKEN_B2 (the database had accepted B's)
+  3. psql, no fence            $SCRIPT_NO_FENCE by the protected table inventory_stock (FL001)
+  4. psql, A's token $TOKEN_A2     $SCRIPT_STALE by the protected table inventory_stock (FL002)
 A cut off past its wait     HTTP $STATUS_A3 ($TYPE_A3)
 background load ($LOAD_SKU)  $LOAD_OK accepted, $LOAD_OTHER refused or failed, stock $LOAD_STOCK - $LOAD_ROWS = $LOAD_LEFT
 dashboard queries           $DASHBOARD_FAILED failed (Prometheus $PROMETHEUS_URL, table above)

@@ -9,6 +9,7 @@ import dev.fencelock.LockLostException;
 import dev.fencelock.LockQueueFullException;
 import java.net.URI;
 import java.time.Duration;
+import java.util.Locale;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpHeaders;
@@ -37,7 +38,8 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
  * fencingToken} (the refused or lost token), {@code acceptedToken} (the newer token the database had
  * already accepted, when its refusal reports it) and {@code refusedBy} ({@code client}: this instance
  * refused the write or found the loss itself; {@code database}: one of the database's checks
- * refused it). The {@code detail} is the exception's message, except for an unavailable
+ * refused it) with {@code refusedAt}, the check that refused ({@code client}, {@code fence-table},
+ * {@code protected-table}, {@code row}). The {@code detail} is the exception's message, except for an unavailable
  * lock store, whose message names the store's endpoints.
  *
  * <p>It has the lowest precedence: an {@code @ExceptionHandler} of the application's own, in its
@@ -63,7 +65,7 @@ public class LockProblemDetailsExceptionHandler {
                 problem(HttpStatus.CONFLICT, "stale-fencing-token", "Stale fencing token: write refused", ex);
         problem.setProperty("fencingToken", ex.getToken());
         ex.getAcceptedToken().ifPresent((accepted) -> problem.setProperty("acceptedToken", accepted));
-        problem.setProperty("refusedBy", refusedBy(ex.refusedBy()));
+        refused(problem, ex.refusedBy());
         return ResponseEntity.status(HttpStatus.CONFLICT).body(problem);
     }
 
@@ -83,7 +85,7 @@ public class LockProblemDetailsExceptionHandler {
         if (refusal != null) {
             refusal.getAcceptedToken().ifPresent((accepted) -> problem.setProperty("acceptedToken", accepted));
         }
-        problem.setProperty("refusedBy", refusedBy((refusal != null) ? refusal.refusedBy() : RefusedBy.CLIENT));
+        refused(problem, (refusal != null) ? refusal.refusedBy() : RefusedBy.CLIENT);
         return ResponseEntity.status(HttpStatus.CONFLICT).body(problem);
     }
 
@@ -122,8 +124,14 @@ public class LockProblemDetailsExceptionHandler {
         return problem;
     }
 
-    /** {@code client} when this instance refused, {@code database} for any of the database's checks. */
-    private static String refusedBy(RefusedBy refusedBy) {
-        return (refusedBy == RefusedBy.CLIENT) ? "client" : "database";
+    /**
+     * {@code refusedBy}: {@code client} when this instance refused, {@code database} for any of the
+     * database's checks; {@code refusedAt}: which check ({@code client}, {@code fence-table}, {@code
+     * protected-table} or {@code row}), as the audit line names it.
+     */
+    private static void refused(ProblemDetail problem, RefusedBy refusedBy) {
+        problem.setProperty("refusedBy", (refusedBy == RefusedBy.CLIENT) ? "client" : "database");
+        problem.setProperty(
+                "refusedAt", refusedBy.name().toLowerCase(Locale.ROOT).replace('_', '-'));
     }
 }

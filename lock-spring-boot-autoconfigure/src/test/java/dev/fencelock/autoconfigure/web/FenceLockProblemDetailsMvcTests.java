@@ -53,7 +53,8 @@ class FenceLockProblemDetailsMvcTests {
                 .andExpect(jsonPath("$.resource").value("stock:apple"))
                 .andExpect(jsonPath("$.fencingToken").value(7))
                 .andExpect(jsonPath("$.acceptedToken").value(9))
-                .andExpect(jsonPath("$.refusedBy").value("database")));
+                .andExpect(jsonPath("$.refusedBy").value("database"))
+                .andExpect(jsonPath("$.refusedAt").value("fence-table")));
     }
 
     @Test
@@ -71,7 +72,8 @@ class FenceLockProblemDetailsMvcTests {
             mvc.perform(get("/lost-alone"))
                     .andExpect(status().isConflict())
                     .andExpect(jsonPath("$.acceptedToken").doesNotExist())
-                    .andExpect(jsonPath("$.refusedBy").value("client"));
+                    .andExpect(jsonPath("$.refusedBy").value("client"))
+                    .andExpect(jsonPath("$.refusedAt").value("client"));
         });
     }
 
