@@ -29,7 +29,7 @@ import java.util.function.ToIntFunction;
 final class HotResources {
 
     /** How often the weights decay; between two decays they are exact sums. */
-    private static final long DECAY_STEP_NANOS = 1_000_000_000L;
+    static final long DECAY_STEP_NANOS = 1_000_000_000L;
 
     /** One counter: decayed wait (ns), its error bound (ns), and decayed acquisitions and busy ends. */
     private static final class Counter {

@@ -79,11 +79,12 @@ class LockClientHotResourcesTest {
     }
 
     /**
-     * {@code count} after a one-minute half-life's decay over the time since {@code started}: the
-     * least it can show, however slow the machine, since it was counted after {@code started}.
+     * {@code count} after a one-minute half-life's decay over the time since {@code started}, plus one
+     * decay step: the least it can show, however slow the machine. It was counted after {@code
+     * started}, but the first decay after that spans from the decay before it, up to a step earlier.
      */
     private static double decayed(double count, long started) {
-        double minutes = (System.nanoTime() - started) / 60e9;
+        double minutes = (System.nanoTime() - started + HotResources.DECAY_STEP_NANOS) / 60e9;
         return count * Math.pow(0.5, minutes);
     }
 }
