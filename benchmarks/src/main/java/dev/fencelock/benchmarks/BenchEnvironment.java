@@ -2,6 +2,7 @@ package dev.fencelock.benchmarks;
 
 import dev.fencelock.test.etcd.EtcdCluster;
 import dev.fencelock.test.etcd.EtcdMember;
+import dev.fencelock.test.redis.RedisServer;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;

@@ -1,5 +1,6 @@
 package dev.fencelock.benchmarks;
 
+import dev.fencelock.test.redis.RedisServer;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;

@@ -123,6 +123,24 @@ public final class RedisServer implements AutoCloseable {
         return this.process.pid();
     }
 
+    /** The installed server's version, e.g. {@code 7.0.15}, or {@code unknown}. */
+    public static String version() {
+        try {
+            Process process = new ProcessBuilder(BINARY.toString(), "--version")
+                    .redirectErrorStream(true)
+                    .start();
+            String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            process.waitFor(5, TimeUnit.SECONDS);
+            int at = out.indexOf("v=");
+            return (at >= 0) ? out.substring(at + 2, out.indexOf(' ', at)) : out.trim();
+        } catch (IOException ex) {
+            return "unknown";
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            return "unknown";
+        }
+    }
+
     /** {@code redis://127.0.0.1:<port>}. */
     public String uri() {
         return "redis://127.0.0.1:" + this.port;
