@@ -62,7 +62,7 @@ class FencingStatementInspectorTest {
                 new Class<?>[] {LockLease.class},
                 (proxy, method, args) -> switch (method.getName()) {
                     case "isExclusive" -> false;
-                    case "isValid" -> true;
+                    case "isValid", "isFencing" -> true;
                     case "hashCode" -> System.identityHashCode(proxy);
                     case "equals" -> proxy == args[0];
                     default -> throw new UnsupportedOperationException(method.getName());
