@@ -43,14 +43,8 @@ final class AcquireAttempt implements QueueWaiter {
 
     private volatile @Nullable SessionLease session;
 
-    /** Whether a put was submitted whose outcome is not known. */
-    private volatile boolean outcomeUnknown;
-
-    /** Whether an earlier send of the put went unanswered: its outcome stays unknown for good. */
-    private volatile boolean earlierSendUnanswered;
-
-    /** The put submitted last, which may still be withdrawn if it was never sent. */
-    private volatile PutBatch.@Nullable PutRequest lastPut;
+    /** What is known of the outcome of the puts sent so far. */
+    private final SentPuts sent = new SentPuts();
 
     /** The refusals and failures of this attempt's puts (and grants) that made it try again later. */
     private final PutRefusals refusals = new PutRefusals();
@@ -117,7 +111,7 @@ final class AcquireAttempt implements QueueWaiter {
                 .schedule(this::deadlineReached, this.command.remainingNanos(), TimeUnit.NANOSECONDS);
         ScheduledFuture<?> probe = this.calls.probeBefore(
                 this.command.remainingNanos(),
-                () -> !this.result.isDone() && (this.outcomeUnknown || this.myRevision == 0),
+                () -> !this.result.isDone() && (this.sent.lastUnanswered() || this.myRevision == 0),
                 this.unansweredBecause);
         this.result.whenComplete((lock, failure) -> {
             deadline.cancel(false);
@@ -166,26 +160,22 @@ final class AcquireAttempt implements QueueWaiter {
         if (this.result.isDone()) {
             return;
         }
-        if (this.outcomeUnknown) {
-            this.earlierSendUnanswered = true; // sent again after no answer, or after a broken connection
-        }
-        this.outcomeUnknown = true;
         // With the resource's queue mirrored here already, the mirror decides and the Txn reads nothing.
         boolean readOwner =
                 !this.command.waitForRelease() || !this.with.watches().isMirrored(this.prefix);
         PutBatch.PutRequest request = new PutBatch.PutRequest(this.ops, session, readOwner, this.result);
-        this.lastPut = request;
+        this.sent.sending(request);
         this.with.puts().submit(request).whenComplete((outcome, failure) -> {
             if (failure != null) {
                 if (EtcdRefusals.isFinal(failure)) {
                     // Refused for who this client is, or TLS failed: nothing of this send was written,
                     // and sending again would be refused the same way.
-                    this.outcomeUnknown = this.earlierSendUnanswered;
+                    this.sent.refused();
                     fail(failure);
                 } else if (EtcdFailures.isLeaseGone(failure)) {
                     // etcd no longer knows this session's lease (or it expired here): nothing was
                     // written; drop the session and put again on a fresh one.
-                    this.outcomeUnknown = false;
+                    this.sent.settled();
                     this.with.sessions().expire(session, "etcd no longer knows lease " + session.leaseId);
                     if (System.nanoTime() - this.command.deadlineNanos() >= 0) {
                         fail(this.calls.unavailable("acquiring lock '" + this.command.resource() + "'", failure));
@@ -195,7 +185,7 @@ final class AcquireAttempt implements QueueWaiter {
                 } else if (EtcdFailures.isKnownNotWritten(failure)) {
                     // Refused before anything was proposed, or never sent: no key can exist, so no
                     // abandon marker; back off and try again within the wait time.
-                    this.outcomeUnknown = false;
+                    this.sent.settled();
                     againLater(() -> put(session), failure, true);
                 } else if (EtcdFailures.isNoAnswer(failure) && System.nanoTime() - this.command.deadlineNanos() < 0) {
                     // No answer in time (e.g. the member lost its leader): the guarded put is safe to
@@ -210,7 +200,7 @@ final class AcquireAttempt implements QueueWaiter {
                 }
                 return;
             }
-            this.outcomeUnknown = false;
+            this.sent.settled();
             try {
                 onPut(session, outcome);
             } catch (RuntimeException ex) {
@@ -255,7 +245,7 @@ final class AcquireAttempt implements QueueWaiter {
         }
         this.myRevision = revision;
         List<KeyValue> owner = outcome.owner();
-        if (owner != null && QueueReads.decide(this, this.command.kind(), owner, session)) {
+        if (owner != null && QueueReads.decide(this, this.command.kind(), owner, session, revision)) {
             return; // granted or refused; unread (owner null), the queue mirror decides as for any waiter
         }
         if (!this.command.waitForRelease()) {
@@ -279,6 +269,9 @@ final class AcquireAttempt implements QueueWaiter {
                         () -> this.ops.readAhead(this.calls.client(), revision),
                         "waiting for lock '" + this.command.resource() + "'")
                 .whenComplete((response, failure) -> {
+                    if (this.myRevision != revision) {
+                        return; // put again meanwhile: this read was of the old key, and the new put decides
+                    }
                     if (failure != null) {
                         // A failed read is not the end: retry until the deadline says so.
                         scheduleRecheck();
@@ -291,7 +284,7 @@ final class AcquireAttempt implements QueueWaiter {
                     }
                     SessionLease current = this.session;
                     List<KeyValue> ahead = response.getGetResponses().get(0).getKvs();
-                    if (current != null && QueueReads.decide(this, this.command.kind(), ahead, current)) {
+                    if (current != null && QueueReads.decide(this, this.command.kind(), ahead, current, revision)) {
                         return;
                     }
                     ResourceWatch shared = this.watch;
@@ -358,10 +351,24 @@ final class AcquireAttempt implements QueueWaiter {
     }
 
     @Override
-    public void grant(SessionLease session) {
-        if (this.result.isDone() || !this.decided.compareAndSet(false, true)) {
-            // The first read, the watch and the re-check may each find the lock free, and a timeout
-            // may be cleaning up: whichever comes first decides.
+    public void grant(SessionLease session, long revision) {
+        // The first read, the watch, the re-check and a release's hand-over may each find the lock
+        // free, and a timeout may be cleaning up: whichever comes first decides. A decision about a
+        // key this attempt no longer has (it put again, see lookAgain) never grants: a lock is held
+        // only with the revision, and so the fencing token, of the key that was judged.
+        if (this.result.isDone()
+                || revision == 0
+                || revision != this.myRevision
+                || !this.decided.compareAndSet(false, true)) {
+            return;
+        }
+        if (revision != this.myRevision) {
+            // It put again between the check and the claim. Its new key's decider may have found this one
+            // deciding and left: once the new key is known, read what is ahead of it again.
+            this.decided.set(false);
+            if (this.myRevision != 0) {
+                this.calls.scheduler().execute(this::checkPredecessor);
+            }
             return;
         }
         if (session.isExpired()) {
@@ -372,7 +379,7 @@ final class AcquireAttempt implements QueueWaiter {
         boolean[] created = {false};
         Supplier<EtcdLock> hold = () -> this.with.held().computeIfAbsent(this.key, k -> {
             created[0] = true;
-            return this.ops.lock(session, this.myRevision);
+            return this.ops.lock(session, revision);
         });
         EtcdLock lock = this.with.deletes().claim(this.adoption, hold);
         if (lock == null) {
@@ -419,7 +426,7 @@ final class AcquireAttempt implements QueueWaiter {
                 this.command.resource(),
                 this.refusals.count(),
                 refusal,
-                nothingWritten && !this.earlierSendUnanswered,
+                nothingWritten && !this.sent.earlierUnanswered(),
                 reason)));
     }
 
@@ -428,7 +435,7 @@ final class AcquireAttempt implements QueueWaiter {
         if (refusal != null && this.myRevision == 0) {
             // The deadline came while a retry waited for its turn: say why it waited.
             failRefused(refusal, this.refusals.lastWroteNothing());
-        } else if (this.outcomeUnknown || this.myRevision == 0) {
+        } else if (this.sent.lastUnanswered() || this.myRevision == 0) {
             fail(EtcdFailures.unansweredUntilDeadline(
                     this.calls.endpoints(), this.command.resource(), this.unansweredBecause.getNow("")));
         } else {
@@ -465,16 +472,9 @@ final class AcquireAttempt implements QueueWaiter {
         return (unavailable && putOutcomeUnknown()) ? EtcdFailures.outcomeUnknown(known, this.command) : failure;
     }
 
-    /**
-     * Whether a put of this attempt may have been applied without an answer: one was sent that was
-     * never answered, even if a later one was refused. Withdraws a put still queued, which then never goes.
-     */
+    /** Whether a put of this attempt may have written a key it does not know of ({@link SentPuts#mayHaveWritten}). */
     private boolean putOutcomeUnknown() {
-        if (this.myRevision != 0) {
-            return false;
-        }
-        PutBatch.PutRequest last = this.lastPut;
-        return this.earlierSendUnanswered || (this.outcomeUnknown && !(last != null && last.withdraw()));
+        return this.myRevision == 0 && this.sent.mayHaveWritten();
     }
 
     /** Leaves nothing behind: deletes my key unless this backend holds it through another attempt. */

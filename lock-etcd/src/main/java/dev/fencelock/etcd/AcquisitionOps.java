@@ -84,6 +84,11 @@ final class AcquisitionOps {
 
     /** The lock this acquisition holds once its key, created at {@code revision} on {@code session}, is the owner. */
     EtcdLock lock(SessionLease session, long revision) {
+        if (revision <= 0) {
+            // Its revision is the lock's fencing token: a lock without a known key must never be handed out.
+            throw new IllegalStateException(
+                    "Lock '" + this.command.resource() + "' granted without its key's revision");
+        }
         return new EtcdLock(
                 this.command.resource(), this.command.requestId(), this.key, session, revision, this.command.kind());
     }

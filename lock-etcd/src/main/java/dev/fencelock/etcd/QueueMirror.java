@@ -147,15 +147,15 @@ final class QueueMirror {
         } else {
             this.queue.headMap(mine, false).keySet().forEach(ahead -> walk.next(this.kinds.get(ahead)));
         }
-        return decision(waiter, kind, walk);
+        return decision(waiter, mine, kind, walk);
     }
 
     /** What {@code waiter}, with a key of {@code kind} behind the keys {@code walk} has seen, is told. */
-    private static @Nullable Runnable decision(QueueWaiter waiter, LockKind kind, QueueWalk walk) {
+    private static @Nullable Runnable decision(QueueWaiter waiter, long mine, LockKind kind, QueueWalk walk) {
         switch (walk.standingOf(kind)) {
             case HOLDS -> {
                 SessionLease session = waiter.session();
-                return (session != null) ? () -> waiter.grant(session) : null;
+                return (session != null) ? () -> waiter.grant(session, mine) : null;
             }
             case CONFLICTS -> {
                 LockKind ahead = Objects.requireNonNull(walk.conflictingAhead(kind));
@@ -245,7 +245,7 @@ final class QueueMirror {
             LockKind kind = this.kinds.get(created);
             QueueWaiter waiter = this.waiters.get(created);
             if (waiter != null) {
-                Runnable decision = decision(waiter, kind, walk);
+                Runnable decision = decision(waiter, created, kind, walk);
                 if (decision != null) {
                     decisions.add(decision);
                 }

@@ -66,14 +66,18 @@ final class QueueReads {
     }
 
     /**
-     * Grants or refuses {@code waiter}, whose key is of {@code kind}, by what one of these reads
-     * returned; false while it waits.
+     * Grants or refuses {@code waiter}, whose key of {@code kind} was created at {@code readFor}, by
+     * what one of these reads returned; false while it waits with that key. An answer that comes
+     * after the waiter put again is about a key it no longer has, and decides nothing (true).
      */
-    static boolean decide(QueueWaiter waiter, LockKind kind, List<KeyValue> read, SessionLease session) {
+    static boolean decide(QueueWaiter waiter, LockKind kind, List<KeyValue> read, SessionLease session, long readFor) {
+        if (readFor == 0 || waiter.revision() != readFor) {
+            return true;
+        }
         QueueWalk walk = new QueueWalk();
-        kindsAhead(waiter.revision(), read).forEach(walk::next);
+        kindsAhead(readFor, read).forEach(walk::next);
         switch (walk.standingOf(kind)) {
-            case HOLDS -> waiter.grant(session);
+            case HOLDS -> waiter.grant(session, readFor);
             case CONFLICTS -> waiter.conflicts(Objects.requireNonNull(walk.conflictingAhead(kind)));
             case WAITS -> {
                 return false;

@@ -16,8 +16,12 @@ interface QueueWaiter {
     @Nullable
     SessionLease session();
 
-    /** Nothing that keeps me out is left ahead of my key: I hold the lock (the first of several deciders wins). */
-    void grant(SessionLease session);
+    /**
+     * Nothing that keeps me out is left ahead of my key created at {@code revision}: I hold the lock
+     * (the first of several deciders wins). A decision about a key I no longer wait with (I put
+     * again since) is ignored: keys may be ahead of the new one.
+     */
+    void grant(SessionLease session, long revision);
 
     /** A key of another number of permits is ahead of mine: the acquisition is refused. */
     void conflicts(LockKind ahead);

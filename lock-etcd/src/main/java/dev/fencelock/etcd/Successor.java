@@ -23,8 +23,12 @@ record Successor(String key, long revision, QueueWaiter waiter) {
     void handOverIf(GetResponse read) {
         List<KeyValue> kvs = read.getKvs();
         SessionLease session = this.waiter.session();
-        if (!kvs.isEmpty() && kvs.get(0).getCreateRevision() == this.revision && session != null) {
-            this.waiter.grant(session);
+        // The waiter may have put again since the release chose it: then this read is of its old key.
+        if (!kvs.isEmpty()
+                && kvs.get(0).getCreateRevision() == this.revision
+                && this.waiter.revision() == this.revision
+                && session != null) {
+            this.waiter.grant(session, this.revision);
         }
     }
 }

@@ -6,11 +6,14 @@ import org.jspecify.annotations.Nullable;
 /** A queue waiter that counts what it was told, for deciders fed without etcd. */
 final class RecordingWaiter implements QueueWaiter {
 
-    private final long revision;
+    /** The create revision of the waiter's key: 0 while it puts again, another once that put answered. */
+    volatile long revision;
 
     private final @Nullable SessionLease session;
 
     int grants;
+
+    int staleGrants;
 
     int gone;
 
@@ -38,8 +41,12 @@ final class RecordingWaiter implements QueueWaiter {
     }
 
     @Override
-    public void grant(SessionLease session) {
-        this.grants++;
+    public void grant(SessionLease session, long revision) {
+        if (revision == this.revision) {
+            this.grants++; // as an acquisition does: a decision about a key it no longer has is ignored
+        } else {
+            this.staleGrants++;
+        }
     }
 
     @Override

@@ -44,6 +44,19 @@ class ReleaseHandOverTest {
     }
 
     @Test
+    void theSuccessorIsNotGrantedOnceItPutsAgainWhileTheReleaseRuns() {
+        // The waiter lost its right to the key the release read (a removal of it was registered)
+        // and puts again: the hand-over of the old key must not grant it, unknown or new key alike.
+        this.next.revision = 0;
+        this.successor.handOverIf(read("next", 10));
+        this.next.revision = 14;
+        this.successor.handOverIf(read("next", 10));
+
+        assertThat(this.next.grants).isZero();
+        assertThat(this.next.staleGrants).isZero();
+    }
+
+    @Test
     void aWaiterWithoutASessionIsNotGranted() {
         RecordingWaiter withoutSession = new RecordingWaiter(10, null);
 
