@@ -401,9 +401,42 @@ final class ModelRun {
         if (faultEnded != 0) {
             reconcileSessions(faultEnded);
         }
-        awaitUntil("the clients and the store to reach the model's state", this::divergence);
-        checkOwners();
+        try {
+            awaitUntil("the clients and the store to reach the model's state", this::divergence);
+            checkOwners();
+        } catch (AssertionError diverged) {
+            if (!reconcileStalls()) {
+                throw diverged;
+            }
+            awaitUntil("the clients and the store to reach the model's state", this::divergence);
+            checkOwners();
+        }
         failIfMonitorSawOverlap();
+    }
+
+    /**
+     * A session lease can also be lost with no fault injected: on a loaded machine its keep-alives
+     * may go unconfirmed for longer than its validity (a stall). The client must then have lost
+     * that session whole, as after a fault, and the model follows; anything less stays a failure.
+     */
+    private boolean reconcileStalls() {
+        Set<Integer> lost = new HashSet<>();
+        for (int c = 0; c < this.clients.size(); c++) {
+            List<Hold> lostHolds = openHolds(c).stream()
+                    .filter(hold -> hold.acquisition.state == State.HELD && !hold.lease.isValid())
+                    .toList();
+            boolean somethingEnded =
+                    !lostHolds.isEmpty() || pendingAttempts(c).stream().anyMatch(attempt -> attempt.future.isDone());
+            // The client must say why: its keep-alives went unconfirmed past the session's local deadline.
+            boolean byDeadline = lostHolds.stream().allMatch(ModelRun::lostToLocalDeadline);
+            if (!this.model.live(c).isEmpty() && somethingEnded && byDeadline && lostWhole(c)) {
+                lost.add(c);
+                this.stats.sessionLostToStall();
+                this.trace.add("   (c" + (c + 1) + " lost its session lease to a stall: no fault was injected)");
+            }
+        }
+        this.model.sessionsLost(lost, "stall");
+        return !lost.isEmpty();
     }
 
     /**
@@ -428,6 +461,20 @@ final class ModelRun {
             }
         }
         this.model.sessionsLost(lost, "fault");
+    }
+
+    private static boolean lostToLocalDeadline(Hold hold) {
+        CompletableFuture<String> why = new CompletableFuture<>();
+        // Already lost, so the listener is called at once, on the client's callback executor.
+        hold.lease.onLost(lost -> why.complete(String.valueOf(lost.getMessage())));
+        try {
+            return why.get(10, TimeUnit.SECONDS).contains("before its local deadline");
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            return false;
+        } catch (ExecutionException | TimeoutException ex) {
+            return false;
+        }
     }
 
     private boolean kept(int c, long faultEnded) {

@@ -18,6 +18,8 @@ final class RunStats {
 
     private int sessionsLostToFaults;
 
+    private int sessionsLostToStalls;
+
     private long monitorSamples;
 
     synchronized void script() {
@@ -34,6 +36,10 @@ final class RunStats {
 
     synchronized void sessionLostToFault() {
         this.sessionsLostToFaults++;
+    }
+
+    synchronized void sessionLostToStall() {
+        this.sessionsLostToStalls++;
     }
 
     synchronized void monitorSamples(long samples) {
@@ -53,6 +59,7 @@ final class RunStats {
         long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - this.startedNanos);
         return this.scripts + " scripts, " + steps() + " steps executed (" + this.skipped
                 + " skipped: nothing to act on), " + this.sessionsLostToFaults + " session leases lost to faults, "
+                + this.sessionsLostToStalls + " to stalls, "
                 + this.monitorSamples + " double-holder samples, " + seconds + " s; steps by kind: " + this.executed;
     }
 }
