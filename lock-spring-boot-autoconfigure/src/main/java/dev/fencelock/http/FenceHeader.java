@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@value #NAME} header: the fences a caller works under, the scope of the lock store that
@@ -32,6 +33,9 @@ import java.util.regex.Pattern;
  *
  * <p>The fields come in exactly this order, separated by {@code "; "}: what is signed is what is
  * read, with no canonical form to agree on.
+ *
+ * <p>Where a service trusts its callers by mutual TLS instead, the header may come unsigned: the same
+ * fields without {@code kid} and {@code sig} ({@code v=1; exp=…; scope=…; fences=…}).
  */
 public final class FenceHeader {
 
@@ -61,7 +65,18 @@ public final class FenceHeader {
      * signature covers.
      */
     public record Parsed(
-            String keyId, long expiresAt, String scope, List<Fence> fences, String signedPart, byte[] signature) {}
+            @Nullable String keyId,
+            long expiresAt,
+            String scope,
+            List<Fence> fences,
+            String signedPart,
+            byte @Nullable [] signature) {
+
+        /** Whether the header carries a signature (and the id of its key). */
+        public boolean signed() {
+            return this.signature != null;
+        }
+    }
 
     /** Whether {@code keyId} may name a signing key. */
     public static boolean isValidKeyId(String keyId) {
@@ -70,11 +85,20 @@ public final class FenceHeader {
 
     /** The part of the header that the signature covers. */
     static String signedPart(String keyId, long expiresAt, String scope, List<Fence> fences) {
-        StringBuilder value = new StringBuilder(64 + 32 * fences.size())
-                .append(VERSION)
-                .append("; kid=")
-                .append(keyId)
-                .append("; exp=")
+        return fields(keyId, expiresAt, scope, fences);
+    }
+
+    /** An unsigned header: the fields of a signed one without {@code kid} and {@code sig}. */
+    static String unsigned(long expiresAt, String scope, List<Fence> fences) {
+        return fields(null, expiresAt, scope, fences);
+    }
+
+    private static String fields(@Nullable String keyId, long expiresAt, String scope, List<Fence> fences) {
+        StringBuilder value = new StringBuilder(64 + 32 * fences.size()).append(VERSION);
+        if (keyId != null) {
+            value.append("; kid=").append(keyId);
+        }
+        value.append("; exp=")
                 .append(expiresAt)
                 .append("; scope=")
                 .append(encode(scope))
@@ -95,12 +119,25 @@ public final class FenceHeader {
     }
 
     /**
-     * Reads {@code value}, checking its form only.
+     * Reads a signed {@code value}, checking its form only.
      *
      * @throws FenceHeaderRefusedException {@link FenceRefusalReason#UNSIGNED} for a header without
      *     a signature, {@link FenceRefusalReason#MALFORMED} for one that cannot be read
      */
     public static Parsed parse(String value) {
+        return parse(value, false);
+    }
+
+    /**
+     * Reads {@code value}, checking its form only.
+     *
+     * @param readUnsigned whether an unsigned header ({@code v=1; exp=…; scope=…; fences=…}) is read
+     *     rather than refused, for a receiver that trusts its callers by mutual TLS
+     * @throws FenceHeaderRefusedException {@link FenceRefusalReason#UNSIGNED} for a header without
+     *     a signature unless {@code readUnsigned}, {@link FenceRefusalReason#MALFORMED} for one that
+     *     cannot be read
+     */
+    public static Parsed parse(String value, boolean readUnsigned) {
         if (value.length() > MAX_LENGTH) {
             throw malformed("it is longer than " + MAX_LENGTH + " characters");
         }
@@ -108,12 +145,16 @@ public final class FenceHeader {
             throw malformed("it does not start with '" + VERSION + ";' (the only version there is)");
         }
         int signatureAt = value.lastIndexOf(SIGNATURE);
+        if (signatureAt < 0 && readUnsigned) {
+            return parseUnsigned(value);
+        }
         if (signatureAt < 0) {
             throw new FenceHeaderRefusedException(
                     FenceRefusalReason.UNSIGNED,
                     "The " + NAME + " header carries no signature (sig=): tokens that anyone could have written"
                             + " are not accepted. Sign it with a key both services share"
-                            + " (fencelock.http.signing.keys).");
+                            + " (fencelock.http.signing.keys), or have this service trust callers by their client"
+                            + " certificates (fencelock.http.server.trust=mutual-tls).");
         }
         String signedPart = value.substring(0, signatureAt);
         byte[] signature = decode(value.substring(signatureAt + SIGNATURE.length()), "sig");
@@ -136,6 +177,25 @@ public final class FenceHeader {
         String scope = text(fields[3].substring(6), "scope");
         return new Parsed(
                 keyId, Long.parseLong(expiresAt), scope, fences(fields[4].substring(7)), signedPart, signature);
+    }
+
+    private static Parsed parseUnsigned(String value) {
+        String[] fields = value.split("; ", -1);
+        if (fields.length == 5 && fields[1].startsWith("kid=")) {
+            throw malformed("it names a signing key (kid) but carries no signature (sig)");
+        }
+        if (fields.length != 4
+                || !fields[1].startsWith("exp=")
+                || !fields[2].startsWith("scope=")
+                || !fields[3].startsWith("fences=")) {
+            throw malformed("its fields are not v, exp, scope and fences, in this order (an unsigned header)");
+        }
+        String expiresAt = fields[1].substring(4);
+        if (!DIGITS.matcher(expiresAt).matches()) {
+            throw malformed("exp is not a number of seconds");
+        }
+        String scope = text(fields[2].substring(6), "scope");
+        return new Parsed(null, Long.parseLong(expiresAt), scope, fences(fields[3].substring(7)), value, null);
     }
 
     private static List<Fence> fences(String field) {

@@ -10,7 +10,8 @@ import org.slf4j.LoggerFactory;
  * Writes the fences that arrive over HTTP to the audit logger ({@value LockAuditLog#LOGGER_NAME}),
  * one {@code key=value} line each, naming the caller and the tokens: an accepted header at DEBUG
  * (one per fenced request, like an acquisition), a refused header and a write the database
- * refused at INFO. Never the header itself, nor its signature.
+ * refused at INFO. Never the header itself, nor its signature. An unsigned header accepted for its
+ * caller's client certificate is logged with {@code keyId=-} and the certificate's {@code clientSubject}.
  */
 public final class FenceHeaderAuditLog implements FenceHeaderListener {
 
@@ -19,12 +20,15 @@ public final class FenceHeaderAuditLog implements FenceHeaderListener {
     @Override
     public void accepted(FenceCaller caller, String method, String path, FenceHeaderVerifier.Verified header) {
         if (audit.isDebugEnabled()) {
+            String clientSubject = header.clientSubject();
             audit.debug(
-                    "event=http-fence outcome=accepted fences=\"{}\" scope=\"{}\" keyId={} caller=\"{}\""
+                    "event=http-fence outcome=accepted fences=\"{}\" scope=\"{}\" keyId={}{} caller=\"{}\""
                             + " remote=\"{}\" request=\"{} {}\"",
                     quoteSafe(fences(header.fences())),
                     quoteSafe(header.scope()),
-                    header.keyId(),
+                    (header.keyId() != null) ? header.keyId() : "-",
+                    // An unsigned header was trusted for its caller's certificate: name it.
+                    (clientSubject != null) ? " clientSubject=\"" + quoteSafe(clientSubject) + "\"" : "",
                     quoteSafe(caller.name()),
                     quoteSafe(caller.address()),
                     method,

@@ -14,7 +14,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Writes the {@value FenceHeader#NAME} header of a caller: the fences its thread works under,
- * signed with the current key, valid for a short while.
+ * signed with the current key (or, by explicit choice, {@linkplain #unsigned unsigned}), valid for a
+ * short while.
  *
  * <p>Only fences that fence writes travel (those of exclusive locks, and fences the thread itself
  * received over HTTP): a shared lock's or a permit's token would make its co-holders refuse each
@@ -23,7 +24,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class FenceHeaderSigner {
 
-    private final FenceSigningKeys keys;
+    private final @Nullable FenceSigningKeys keys;
 
     private final String scope;
 
@@ -38,9 +39,10 @@ public final class FenceHeaderSigner {
      * @param validity how long a header stays valid after it was signed (at least one second)
      */
     public FenceHeaderSigner(FenceSigningKeys keys, @Nullable String scope, Duration validity, Clock clock) {
-        if (keys.currentKeyId() == null) {
-            throw new IllegalArgumentException("Fence headers need a current signing key to be signed with");
-        }
+        this(validity, clock, scope, requireCurrentKey(keys));
+    }
+
+    private FenceHeaderSigner(Duration validity, Clock clock, @Nullable String scope, @Nullable FenceSigningKeys keys) {
         if (validity.compareTo(Duration.ofSeconds(1)) < 0) {
             throw new IllegalArgumentException("A fence header must stay valid for at least 1s, not " + validity);
         }
@@ -48,6 +50,22 @@ public final class FenceHeaderSigner {
         this.scope = (scope != null) ? scope : "";
         this.validity = validity;
         this.clock = clock;
+    }
+
+    /**
+     * A writer of unsigned headers ({@code v=1; exp=…; scope=…; fences=…}), for calls to services
+     * that trust this one by its client certificate ({@code fencelock.http.server.trust=mutual-tls}):
+     * anyone who can reach such a service without a certificate it trusts is refused there.
+     */
+    public static FenceHeaderSigner unsigned(@Nullable String scope, Duration validity, Clock clock) {
+        return new FenceHeaderSigner(validity, clock, scope, null);
+    }
+
+    private static FenceSigningKeys requireCurrentKey(FenceSigningKeys keys) {
+        if (keys.currentKeyId() == null) {
+            throw new IllegalArgumentException("Fence headers need a current signing key to be signed with");
+        }
+        return keys;
     }
 
     /** The header value for the current thread's fences, or {@code null} when it has none to send. */
@@ -92,8 +110,13 @@ public final class FenceHeaderSigner {
         }
         Instant expiry = this.clock.instant().plus(this.validity);
         long expiresAt = expiry.getEpochSecond() + ((expiry.getNano() > 0) ? 1 : 0);
-        String signedPart =
-                FenceHeader.signedPart(this.keys.currentKeyId(), expiresAt, this.scope, new ArrayList<>(sent.values()));
-        return FenceHeader.withSignature(signedPart, this.keys.sign(signedPart));
+        List<Fence> fenced = new ArrayList<>(sent.values());
+        FenceSigningKeys keys = this.keys;
+        String currentKeyId = (keys != null) ? keys.currentKeyId() : null;
+        if (keys == null || currentKeyId == null) {
+            return FenceHeader.unsigned(expiresAt, this.scope, fenced);
+        }
+        String signedPart = FenceHeader.signedPart(currentKeyId, expiresAt, this.scope, fenced);
+        return FenceHeader.withSignature(signedPart, keys.sign(signedPart));
     }
 }

@@ -1,49 +1,83 @@
 package dev.fencelock.http;
 
-import jakarta.servlet.http.HttpServletResponse;
-import java.io.IOException;
+import dev.fencelock.FencingTokenRejectedException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
- * Writes RFC 9457 problem details ({@code application/problem+json}) for fenced endpoints, by
- * hand: refusals are answered before any handler runs, where no message converter is at hand.
+ * The RFC 9457 problem details ({@code application/problem+json}) of fenced endpoints, written by
+ * hand: refusals are answered before any handler runs, where no message converter is at hand. Spring
+ * MVC and WebFlux answer with the same problems.
  */
 final class FenceProblems {
 
     /** The problem types' common prefix, shared with the sample application's. */
     static final String TYPES = "https://fencelock.dev/problems/";
 
+    static final String CONTENT_TYPE = "application/problem+json";
+
     private FenceProblems() {}
 
-    /** Writes a problem; {@code properties} hold strings and numbers only. */
-    static void write(
-            HttpServletResponse response,
-            int status,
-            String type,
-            String title,
-            String detail,
-            Map<String, Object> properties)
-            throws IOException {
-        StringBuilder json = new StringBuilder(256)
-                .append("{\"type\":")
-                .append(quote(TYPES + type))
-                .append(",\"title\":")
-                .append(quote(title))
-                .append(",\"status\":")
-                .append(status)
-                .append(",\"detail\":")
-                .append(quote(detail));
-        properties.forEach((name, value) -> json.append(',')
-                .append(quote(name))
-                .append(':')
-                .append((value instanceof Number) ? value.toString() : quote(String.valueOf(value))));
-        json.append('}');
-        response.setStatus(status);
-        response.setContentType("application/problem+json");
-        response.setCharacterEncoding(StandardCharsets.UTF_8.name());
-        response.getWriter().write(json.toString());
-        response.flushBuffer();
+    /** A problem; {@code properties} hold strings and numbers only. */
+    record Problem(int status, String type, String title, String detail, Map<String, Object> properties) {
+
+        String json() {
+            StringBuilder json = new StringBuilder(256)
+                    .append("{\"type\":")
+                    .append(quote(TYPES + this.type))
+                    .append(",\"title\":")
+                    .append(quote(this.title))
+                    .append(",\"status\":")
+                    .append(this.status)
+                    .append(",\"detail\":")
+                    .append(quote(this.detail));
+            this.properties.forEach((name, value) -> json.append(',')
+                    .append(quote(name))
+                    .append(':')
+                    .append((value instanceof Number) ? value.toString() : quote(String.valueOf(value))));
+            return json.append('}').toString();
+        }
+
+        byte[] bytes() {
+            return json().getBytes(StandardCharsets.UTF_8);
+        }
+    }
+
+    /** The answer to a request refused before it ran: 428 {@code fence-required}, or {@code fence-refused}. */
+    static Problem refused(FenceHeaderRefusedException refusal) {
+        FenceRefusalReason reason = refusal.reason();
+        boolean missing = reason == FenceRefusalReason.MISSING;
+        Map<String, Object> properties = new LinkedHashMap<>();
+        properties.put("reason", reason.tag());
+        return new Problem(
+                reason.status(),
+                missing ? "fence-required" : "fence-refused",
+                missing ? "Fence required" : "Fence header refused",
+                String.valueOf(refusal.getMessage()),
+                properties);
+    }
+
+    /** The 409 of a write that the database refused: the resource, the caller's token and the newer one. */
+    static Problem stale(FencingTokenRejectedException rejection) {
+        Map<String, Object> properties = new LinkedHashMap<>();
+        properties.put("resource", rejection.getResource());
+        properties.put("fencingToken", rejection.getToken());
+        rejection.getAcceptedToken().ifPresent(accepted -> properties.put("acceptedToken", accepted));
+        properties.put("refusedBy", rejection.refusedBy().name().toLowerCase(Locale.ROOT));
+        return new Problem(
+                409,
+                "stale-fencing-token",
+                "Stale fencing token: write refused",
+                String.valueOf(rejection.getMessage()),
+                properties);
     }
 
     static String quote(String text) {
@@ -63,5 +97,33 @@ final class FenceProblems {
             }
         }
         return out.append('"').toString();
+    }
+
+    /**
+     * The refusal in {@code failure}'s causes or suppressed exceptions (a lost lock carries the
+     * method's refused write as a suppressed one), or {@code null}.
+     */
+    static @Nullable FencingTokenRejectedException rejection(@Nullable Throwable failure) {
+        List<FencingTokenRejectedException> found = new ArrayList<>(2);
+        collect(failure, Collections.newSetFromMap(new IdentityHashMap<>()), found);
+        // An application's own exception may wrap the database's refusal and drop its accepted token.
+        return found.stream()
+                .filter(rejection -> rejection.getAcceptedToken().isPresent())
+                .findFirst()
+                .orElse(found.isEmpty() ? null : found.get(0));
+    }
+
+    private static void collect(
+            @Nullable Throwable failure, Set<Throwable> seen, List<FencingTokenRejectedException> found) {
+        if (failure == null || !seen.add(failure)) {
+            return;
+        }
+        if (failure instanceof FencingTokenRejectedException rejection) {
+            found.add(rejection);
+        }
+        for (Throwable suppressed : failure.getSuppressed()) {
+            collect(suppressed, seen, found);
+        }
+        collect(failure.getCause(), seen, found);
     }
 }

@@ -12,8 +12,14 @@ public enum FenceRefusalReason {
     /** A header that cannot be read (or more than one): 400. */
     MALFORMED("malformed", 400),
 
-    /** A header without a signature: anyone could have written it. 403. */
+    /** A header without a signature where trust comes from signatures: anyone could have written it. 403. */
     UNSIGNED("unsigned", 403),
+
+    /**
+     * An unsigned header where trust comes from mutual TLS, from a caller without a verified client
+     * certificate or with one whose subject is not trusted. 403.
+     */
+    UNTRUSTED_CALLER("untrusted-caller", 403),
 
     /** Signed with a key id this service does not have (never had, or already removed). 403. */
     UNKNOWN_KEY("unknown-key", 403),

@@ -4,14 +4,6 @@ import dev.fencelock.FencingTokenRejectedException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.IdentityHashMap;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.Ordered;
 import org.springframework.web.servlet.HandlerExceptionResolver;
@@ -38,19 +30,8 @@ public final class FencedEndpointExceptionResolver implements HandlerExceptionRe
         if (rejection == null) {
             return null;
         }
-        Map<String, Object> properties = new LinkedHashMap<>();
-        properties.put("resource", rejection.getResource());
-        properties.put("fencingToken", rejection.getToken());
-        rejection.getAcceptedToken().ifPresent(accepted -> properties.put("acceptedToken", accepted));
-        properties.put("refusedBy", rejection.refusedBy().name().toLowerCase(Locale.ROOT));
         try {
-            FenceProblems.write(
-                    response,
-                    409,
-                    "stale-fencing-token",
-                    "Stale fencing token: write refused",
-                    String.valueOf(rejection.getMessage()),
-                    properties);
+            FencedEndpointInterceptor.write(response, FenceProblems.stale(rejection));
         } catch (IOException writeFailed) {
             return null;
         }
@@ -67,26 +48,6 @@ public final class FencedEndpointExceptionResolver implements HandlerExceptionRe
      * method's refused write as a suppressed one), or {@code null}.
      */
     static @Nullable FencingTokenRejectedException rejection(@Nullable Throwable failure) {
-        List<FencingTokenRejectedException> found = new ArrayList<>(2);
-        collect(failure, Collections.newSetFromMap(new IdentityHashMap<>()), found);
-        // An application's own exception may wrap the database's refusal and drop its accepted token.
-        return found.stream()
-                .filter(rejection -> rejection.getAcceptedToken().isPresent())
-                .findFirst()
-                .orElse(found.isEmpty() ? null : found.get(0));
-    }
-
-    private static void collect(
-            @Nullable Throwable failure, Set<Throwable> seen, List<FencingTokenRejectedException> found) {
-        if (failure == null || !seen.add(failure)) {
-            return;
-        }
-        if (failure instanceof FencingTokenRejectedException rejection) {
-            found.add(rejection);
-        }
-        for (Throwable suppressed : failure.getSuppressed()) {
-            collect(suppressed, seen, found);
-        }
-        collect(failure.getCause(), seen, found);
+        return FenceProblems.rejection(failure);
     }
 }

@@ -7,11 +7,12 @@ import dev.fencelock.annotation.FencedEndpoint;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.security.Principal;
+import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.http.server.PathContainer;
@@ -31,7 +32,9 @@ import org.springframework.web.util.pattern.PathPattern;
  * fenced {@code DataSource} then presents them to its database with every write of the request.
  *
  * <p>A request it refuses is answered here with a problem detail (428 for a missing header, 400
- * for an unreadable one, 403 for one that cannot be trusted) and never reaches the handler.
+ * for an unreadable one, 403 for one that cannot be trusted) and never reaches the handler. Where
+ * the service trusts callers by mutual TLS, the client certificate is the one the Servlet
+ * container verified ({@value #CERTIFICATES_ATTRIBUTE}).
  *
  * <p>The fences are bound to the request's thread: work the handler hands to another thread
  * (an async result, an executor) runs without them unless the application propagates context
@@ -41,6 +44,9 @@ public final class FencedEndpointInterceptor implements AsyncHandlerInterceptor 
 
     /** Set on a request to a fenced endpoint: the fences opened for it (empty when it has none). */
     public static final String FENCES_ATTRIBUTE = FencedEndpointInterceptor.class.getName() + ".fences";
+
+    /** The Servlet request attribute of the client's verified certificate chain. */
+    static final String CERTIFICATES_ATTRIBUTE = "jakarta.servlet.request.X509Certificate";
 
     private static final String SCOPES_ATTRIBUTE = FencedEndpointInterceptor.class.getName() + ".scopes";
 
@@ -71,29 +77,16 @@ public final class FencedEndpointInterceptor implements AsyncHandlerInterceptor 
             return true;
         }
         List<String> headers = Collections.list(request.getHeaders(FenceHeader.NAME));
-        if (headers.isEmpty() && optional) {
-            request.setAttribute(FENCES_ATTRIBUTE, List.of());
-            return true;
-        }
         FenceHeaderVerifier.Verified verified;
         try {
-            if (headers.isEmpty()) {
-                throw new FenceHeaderRefusedException(
-                        FenceRefusalReason.MISSING,
-                        "This endpoint writes under its caller's lock: send the caller's fence in the "
-                                + FenceHeader.NAME + " header (FenceLock's HTTP clients do when the call is made"
-                                + " under a lock and a signing key is configured).");
-            }
-            if (headers.size() > 1) {
-                throw new FenceHeaderRefusedException(
-                        FenceRefusalReason.MALFORMED,
-                        "The request carries " + headers.size() + " " + FenceHeader.NAME
-                                + " headers; one header carries all the caller's fences.");
-            }
-            verified = this.verifier.verify(headers.get(0));
+            verified = this.verifier.check(headers, optional, clientCertificates(request));
         } catch (FenceHeaderRefusedException refusal) {
             refuse(request, response, refusal);
             return false;
+        }
+        if (verified == null) {
+            request.setAttribute(FENCES_ATTRIBUTE, List.of());
+            return true;
         }
         List<FencingContext.Scope> scopes = new ArrayList<>(verified.fences().size());
         for (Fence fence : verified.fences()) {
@@ -101,7 +94,7 @@ public final class FencedEndpointInterceptor implements AsyncHandlerInterceptor 
         }
         request.setAttribute(FENCES_ATTRIBUTE, verified.fences());
         request.setAttribute(SCOPES_ATTRIBUTE, scopes);
-        FenceCaller caller = FenceCaller.of(request);
+        FenceCaller caller = caller(request);
         this.listeners.forEach(listener -> listener.accepted(caller, request.getMethod(), path(request), verified));
         return true;
     }
@@ -125,7 +118,7 @@ public final class FencedEndpointInterceptor implements AsyncHandlerInterceptor 
                             : null;
             FencingTokenRejectedException rejection = FencedEndpointExceptionResolver.rejection(failure);
             if (rejection != null) {
-                FenceCaller caller = FenceCaller.of(request);
+                FenceCaller caller = caller(request);
                 this.listeners.forEach(
                         listener -> listener.rejected(caller, request.getMethod(), path(request), rejection));
             }
@@ -168,18 +161,30 @@ public final class FencedEndpointInterceptor implements AsyncHandlerInterceptor 
 
     private void refuse(HttpServletRequest request, HttpServletResponse response, FenceHeaderRefusedException refusal)
             throws IOException {
-        FenceCaller caller = FenceCaller.of(request);
+        FenceCaller caller = caller(request);
         this.listeners.forEach(listener -> listener.refused(caller, request.getMethod(), path(request), refusal));
-        FenceRefusalReason reason = refusal.reason();
-        Map<String, Object> properties = new LinkedHashMap<>();
-        properties.put("reason", reason.tag());
-        FenceProblems.write(
-                response,
-                reason.status(),
-                (reason == FenceRefusalReason.MISSING) ? "fence-required" : "fence-refused",
-                (reason == FenceRefusalReason.MISSING) ? "Fence required" : "Fence header refused",
-                refusal.getMessage(),
-                properties);
+        write(response, FenceProblems.refused(refusal));
+    }
+
+    static void write(HttpServletResponse response, FenceProblems.Problem problem) throws IOException {
+        response.setStatus(problem.status());
+        response.setContentType(FenceProblems.CONTENT_TYPE);
+        response.setCharacterEncoding(StandardCharsets.UTF_8.name());
+        response.getWriter().write(problem.json());
+        response.flushBuffer();
+    }
+
+    /** The client's certificate chain, where the request came over TLS with one the server verified. */
+    private static X509Certificate @Nullable [] clientCertificates(HttpServletRequest request) {
+        return (request.getAttribute(CERTIFICATES_ATTRIBUTE) instanceof X509Certificate[] chain) ? chain : null;
+    }
+
+    private static FenceCaller caller(HttpServletRequest request) {
+        Principal principal = request.getUserPrincipal();
+        return FenceCaller.of(
+                (principal != null) ? principal.getName() : null,
+                clientCertificates(request),
+                String.valueOf(request.getRemoteAddr()));
     }
 
     private static String path(HttpServletRequest request) {

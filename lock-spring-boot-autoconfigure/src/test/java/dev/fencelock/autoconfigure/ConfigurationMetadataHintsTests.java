@@ -3,6 +3,7 @@ package dev.fencelock.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.jayway.jsonpath.JsonPath;
+import dev.fencelock.autoconfigure.http.FenceLockHttpProperties;
 import dev.fencelock.jdbc.FenceDialect;
 import java.io.IOException;
 import java.io.InputStream;
@@ -27,7 +28,8 @@ class ConfigurationMetadataHintsTests {
         return List.of(
                 Arguments.of("fencelock.backend", FenceLockProperties.Backend.class),
                 Arguments.of("fencelock.fencing.jdbc.initialize-schema", FenceLockProperties.InitializationMode.class),
-                Arguments.of("fencelock.fencing.jdbc.dialect", FenceDialect.class));
+                Arguments.of("fencelock.fencing.jdbc.dialect", FenceDialect.class),
+                Arguments.of("fencelock.http.server.trust", FenceLockHttpProperties.Trust.class));
     }
 
     @ParameterizedTest

@@ -224,6 +224,34 @@ class FencedEndpointWebTests {
                 });
     }
 
+    @Test
+    void withTrustByMutualTlsAnUnsignedHeaderNeedsTheCertificateTheContainerVerified() {
+        this.runner.withPropertyValues("fencelock.http.server.trust=mutual-tls").run((context) -> {
+            MockMvc mvc = mvc(context);
+            String unsigned = FenceHeaderSigner.unsigned(null, Duration.ofSeconds(30), Clock.systemUTC())
+                    .header(List.of(fence(3)));
+
+            mvc.perform(get("/fences").header(FenceHeader.NAME, unsigned).with((request) -> {
+                        request.setAttribute("jakarta.servlet.request.X509Certificate", MutualTlsTrustTests.CLIENT);
+                        return request;
+                    }))
+                    .andExpect(status().isOk())
+                    .andExpect(content().string("order:42@3 lease=null"));
+            mvc.perform(post("/counters/c").header(FenceHeader.NAME, unsigned))
+                    .andExpect(status().isForbidden())
+                    .andExpect(jsonPath("$.type").value("https://fencelock.dev/problems/fence-refused"))
+                    .andExpect(jsonPath("$.reason").value("untrusted-caller"));
+
+            assertThat(counter(context)).isZero();
+            assertThat(refusals(context, "untrusted-caller")).isEqualTo(1);
+            assertThat(auditLines())
+                    .anyMatch(line -> line.startsWith("event=http-fence outcome=accepted")
+                            && line.contains("keyId=- clientSubject=\"CN=fencelock-client\""))
+                    .anyMatch(line -> line.startsWith("event=http-fence outcome=refused reason=untrusted-caller")
+                            && line.contains("caller=\"127.0.0.1\""));
+        });
+    }
+
     private static Fence fence(long token) {
         return new Fence("order:42", token, null);
     }

@@ -30,21 +30,32 @@ import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
 /**
  * Adds the current thread's fences, signed, to every request of the {@code RestClient}, {@code
  * RestTemplate} and {@code WebClient} that the application builds from Boot's builders: on when a
- * current signing key is set, off with {@code fencelock.http.client.enabled=false}.
+ * current signing key is set, off with {@code fencelock.http.client.enabled=false}. With {@code
+ * fencelock.http.client.unsigned=true} and no current key, the fences go unsigned, for services that
+ * trust this one by its client certificate.
  */
 @AutoConfiguration(after = FenceLockHttpAutoConfiguration.class)
 @ConditionalOnClass(ClientHttpRequestInterceptor.class)
 @ConditionalOnBean(FenceSigningKeys.class)
 @ConditionalOnProperty(prefix = "fencelock.http.client", name = "enabled", matchIfMissing = true)
-@Conditional(FenceLockHttpClientAutoConfiguration.OnCurrentSigningKey.class)
+@Conditional(FenceLockHttpClientAutoConfiguration.OnFenceHeaderSource.class)
 public final class FenceLockHttpClientAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
     FenceHeaderSigner fenceHeaderSigner(
             FenceSigningKeys keys, FenceLockProperties fenceLock, FenceLockHttpProperties http) {
-        return new FenceHeaderSigner(
-                keys, fenceLock.getFencing().getScope(), http.getSigning().getValidity(), Clock.systemUTC());
+        String scope = fenceLock.getFencing().getScope();
+        if (http.getClient().isUnsigned()) {
+            if (keys.currentKeyId() != null) {
+                throw new IllegalStateException("fencelock.http.client.unsigned=true and"
+                        + " fencelock.http.signing.current-key are both set: send signed headers (remove"
+                        + " unsigned) or unsigned ones to services that trust this one by its client certificate"
+                        + " (remove current-key), not both");
+            }
+            return FenceHeaderSigner.unsigned(scope, http.getSigning().getValidity(), Clock.systemUTC());
+        }
+        return new FenceHeaderSigner(keys, scope, http.getSigning().getValidity(), Clock.systemUTC());
     }
 
     @Bean
@@ -86,16 +97,26 @@ public final class FenceLockHttpClientAutoConfiguration {
         }
     }
 
-    /** A current signing key is set (not blank): without one there is nothing to sign with. */
-    static final class OnCurrentSigningKey extends SpringBootCondition {
+    /**
+     * A current signing key is set (not blank), or unsigned headers are asked for: without either
+     * there is no header to send.
+     */
+    static final class OnFenceHeaderSource extends SpringBootCondition {
+
+        private static final String CURRENT_KEY = "fencelock.http.signing.current-key";
+
+        private static final String UNSIGNED = "fencelock.http.client.unsigned";
 
         @Override
         public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
-            ConditionMessage.Builder message = ConditionMessage.forCondition("FenceLock signing key");
-            return StringUtils.hasText(context.getEnvironment().getProperty("fencelock.http.signing.current-key"))
-                    ? ConditionOutcome.match(message.found("property").items("fencelock.http.signing.current-key"))
-                    : ConditionOutcome.noMatch(
-                            message.didNotFind("property").items("fencelock.http.signing.current-key"));
+            ConditionMessage.Builder message = ConditionMessage.forCondition("FenceLock fence header");
+            if (StringUtils.hasText(context.getEnvironment().getProperty(CURRENT_KEY))) {
+                return ConditionOutcome.match(message.found("property").items(CURRENT_KEY));
+            }
+            if (context.getEnvironment().getProperty(UNSIGNED, Boolean.class, false)) {
+                return ConditionOutcome.match(message.found("property").items(UNSIGNED + "=true"));
+            }
+            return ConditionOutcome.noMatch(message.didNotFind("property").items(CURRENT_KEY, UNSIGNED + "=true"));
         }
     }
 }

@@ -82,6 +82,12 @@ public class FenceLockHttpProperties {
         /** Hosts that receive the fence header; every host when empty. */
         private List<String> hosts = new ArrayList<>();
 
+        /**
+         * Whether to send the fence header unsigned, to services that trust this one by its client
+         * certificate (fencelock.http.server.trust=mutual-tls there); only without a current signing key.
+         */
+        private boolean unsigned;
+
         public boolean isEnabled() {
             return this.enabled;
         }
@@ -97,9 +103,17 @@ public class FenceLockHttpProperties {
         public void setHosts(List<String> hosts) {
             this.hosts = hosts;
         }
+
+        public boolean isUnsigned() {
+            return this.unsigned;
+        }
+
+        public void setUnsigned(boolean unsigned) {
+            this.unsigned = unsigned;
+        }
     }
 
-    /** Spring MVC endpoints that write under their caller's fence. */
+    /** Spring MVC and WebFlux endpoints that write under their caller's fence. */
     public static class Server {
 
         /** Whether endpoints marked @FencedEndpoint, or matched by the paths below, take the caller's fence. */
@@ -126,6 +140,15 @@ public class FenceLockHttpProperties {
 
         /** How long past its expiry a fence header is still accepted, for callers whose clocks run behind. */
         private Duration clockSkew = Duration.ofSeconds(5);
+
+        /** How fence headers are trusted: signed with a shared key, or also unsigned from callers with a client certificate. */
+        private Trust trust = Trust.SIGNATURE;
+
+        /**
+         * Subjects (distinguished names) of the client certificates whose unsigned fence headers are
+         * trusted, with trust=mutual-tls; every client certificate the server's TLS set-up verified when empty.
+         */
+        private List<String> trustedSubjects = new ArrayList<>();
 
         public boolean isEnabled() {
             return this.enabled;
@@ -166,5 +189,34 @@ public class FenceLockHttpProperties {
         public void setClockSkew(Duration clockSkew) {
             this.clockSkew = clockSkew;
         }
+
+        public Trust getTrust() {
+            return this.trust;
+        }
+
+        public void setTrust(Trust trust) {
+            this.trust = trust;
+        }
+
+        public List<String> getTrustedSubjects() {
+            return this.trustedSubjects;
+        }
+
+        public void setTrustedSubjects(List<String> trustedSubjects) {
+            this.trustedSubjects = trustedSubjects;
+        }
+    }
+
+    /** How a service trusts the fence headers its callers send. */
+    public enum Trust {
+
+        /** Only headers signed with one of fencelock.http.signing.keys. */
+        SIGNATURE,
+
+        /**
+         * Signed headers as with SIGNATURE, and unsigned ones from requests that came over TLS with a
+         * client certificate the server verified (restricted to trusted-subjects when set).
+         */
+        MUTUAL_TLS
     }
 }

@@ -13,9 +13,11 @@ import dev.fencelock.autoconfigure.etcd.FenceLockEtcdAutoConfiguration;
 import dev.fencelock.http.FenceHeader;
 import dev.fencelock.http.FenceHeaderClientInterceptor;
 import dev.fencelock.http.FenceHeaderExchangeFilter;
+import dev.fencelock.http.FenceHeaderSigner;
 import dev.fencelock.http.FenceHeaderVerifier;
 import dev.fencelock.http.FenceSigningKeys;
 import dev.fencelock.http.FencedEndpointInterceptor;
+import dev.fencelock.http.FencedEndpointWebFilter;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Base64;
@@ -35,6 +37,7 @@ import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfigura
 import org.springframework.boot.restclient.autoconfigure.RestTemplateAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.webclient.WebClientCustomizer;
 import org.springframework.context.ApplicationContext;
@@ -308,6 +311,60 @@ class FenceLockHttpAutoConfigurationTests {
                 .withPropertyValues("fencelock.backend=in-memory")
                 .withClassLoader(new FilteredClassLoader(DispatcherServlet.class.getPackageName()))
                 .run((context) -> assertThat(context).doesNotHaveBean(FencedEndpointInterceptor.class));
+    }
+
+    @Test
+    void runInAReactiveApplicationShouldRegisterTheFencedEndpointWebFilter() {
+        new ReactiveWebApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(
+                        FenceLockEtcdAutoConfiguration.class,
+                        FenceLockAutoConfiguration.class,
+                        FenceLockHttpAutoConfiguration.class,
+                        FenceLockHttpServerAutoConfiguration.class))
+                .withPropertyValues("fencelock.backend=in-memory")
+                .run((context) -> {
+                    assertThat(context).hasSingleBean(FencedEndpointWebFilter.class);
+                    assertThat(context).doesNotHaveBean(FencedEndpointInterceptor.class);
+                    assertThat(context).hasSingleBean(FenceRefusalMetrics.class);
+                });
+    }
+
+    @Test
+    void runWithUnsignedClientHeadersShouldSendThemOnlyWithoutACurrentKey() {
+        this.runner
+                .withPropertyValues("fencelock.http.signing.current-key=", "fencelock.http.client.unsigned=true")
+                .run((context) -> {
+                    String header;
+                    try (FencingContext.Scope scope = FencingContext.push(ORDER)) {
+                        header = context.getBean(FenceHeaderSigner.class).headerForCurrentThread();
+                    }
+                    assertThat(header)
+                            .startsWith("v=1; exp=")
+                            .endsWith("; scope=ZXRjZC1h; fences=b3JkZXI6NDI:1043")
+                            .doesNotContain("kid=")
+                            .doesNotContain("sig=");
+                });
+        this.runner
+                .withPropertyValues("fencelock.http.client.unsigned=true")
+                .run((context) -> assertThat(context.getStartupFailure())
+                        .rootCause()
+                        .hasMessageContaining("fencelock.http.client.unsigned=true and")
+                        .hasMessageContaining("are both set"));
+    }
+
+    @Test
+    void runWithTrustedSubjectsButTrustBySignatureShouldFailNamingBothProperties() {
+        new WebApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(
+                        FenceLockEtcdAutoConfiguration.class,
+                        FenceLockAutoConfiguration.class,
+                        FenceLockHttpAutoConfiguration.class,
+                        FenceLockHttpServerAutoConfiguration.class))
+                .withPropertyValues("fencelock.backend=in-memory", "fencelock.http.server.trusted-subjects=CN=orders")
+                .run((context) -> assertThat(context.getStartupFailure())
+                        .rootCause()
+                        .hasMessageContaining("fencelock.http.server.trusted-subjects is set")
+                        .hasMessageContaining("fencelock.http.server.trust is 'signature'"));
     }
 
     /** What a receiving service with the same key and scope makes of a header. */
