@@ -65,13 +65,17 @@ final class FenceProblems {
                 properties);
     }
 
-    /** The 409 of a write that the database refused: the resource, the caller's token and the newer one. */
+    /** The 409 of a write that the database refused: the resource, the caller's token, the newer one, and who refused. */
     static Problem stale(FencingTokenRejectedException rejection) {
         Map<String, Object> properties = new LinkedHashMap<>();
         properties.put("resource", rejection.getResource());
         properties.put("fencingToken", rejection.getToken());
         rejection.getAcceptedToken().ifPresent(accepted -> properties.put("acceptedToken", accepted));
-        properties.put("refusedBy", rejection.refusedBy().name().toLowerCase(Locale.ROOT));
+        // The same two properties as the starter's problem details for a stale write: who, then which check.
+        FencingTokenRejectedException.RefusedBy refusedBy = rejection.refusedBy();
+        properties.put(
+                "refusedBy", (refusedBy == FencingTokenRejectedException.RefusedBy.CLIENT) ? "client" : "database");
+        properties.put("refusedAt", refusedBy.name().toLowerCase(Locale.ROOT).replace('_', '-'));
         return new Problem(
                 409,
                 "stale-fencing-token",

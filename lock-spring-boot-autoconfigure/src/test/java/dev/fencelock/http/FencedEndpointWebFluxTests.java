@@ -169,7 +169,9 @@ class FencedEndpointWebFluxTests {
                     .jsonPath("$.acceptedToken")
                     .isEqualTo(10)
                     .jsonPath("$.refusedBy")
-                    .isEqualTo("fence_table");
+                    .isEqualTo("database")
+                    .jsonPath("$.refusedAt")
+                    .isEqualTo("fence-table");
 
             assertThat(counter(context)).isEqualTo(10);
             assertThat(fenceToken(context)).isEqualTo(10);

@@ -159,7 +159,8 @@ class FencedEndpointWebTests {
                     .andExpect(jsonPath("$.resource").value("order:42"))
                     .andExpect(jsonPath("$.fencingToken").value(5))
                     .andExpect(jsonPath("$.acceptedToken").value(9))
-                    .andExpect(jsonPath("$.refusedBy").value("fence_table"));
+                    .andExpect(jsonPath("$.refusedBy").value("database"))
+                    .andExpect(jsonPath("$.refusedAt").value("fence-table"));
 
             assertThat(counter(context)).isEqualTo(1);
             assertThat(auditLines())
