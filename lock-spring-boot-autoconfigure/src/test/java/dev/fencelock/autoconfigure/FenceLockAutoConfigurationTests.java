@@ -33,6 +33,7 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.core.NestedExceptionUtils;
+import org.springframework.test.util.ReflectionTestUtils;
 
 class FenceLockAutoConfigurationTests {
 
@@ -275,6 +276,37 @@ class FenceLockAutoConfigurationTests {
                     assertThat(context.getBean(DistributedLockAdvisor.class).getOrder())
                             .isEqualTo(42);
                 });
+    }
+
+    @Test
+    void adviceSettingsShouldBindFromRelaxedNamesAsOtherPropertiesDo() {
+        this.runner
+                .withPropertyValues(
+                        "fencelock.backend=in-memory",
+                        "fencelock.aspect.releaseInBackground=true",
+                        "fencelock.aspect.interrupt_on_lost=false")
+                .run((context) -> {
+                    DistributedLockInterceptor interceptor = context.getBean(DistributedLockInterceptor.class);
+                    assertThat(ReflectionTestUtils.getField(interceptor, "releaseInBackground"))
+                            .isEqualTo(true);
+                    assertThat(ReflectionTestUtils.getField(interceptor, "interruptOnLost"))
+                            .isEqualTo(false);
+                });
+    }
+
+    @Test
+    void adviceDefaultsShouldBeThoseThePropertiesDocument() {
+        FenceLockProperties.Aspect documented = new FenceLockProperties().getAspect();
+        this.runner.withPropertyValues("fencelock.backend=in-memory").run((context) -> {
+            DistributedLockInterceptor interceptor = context.getBean(DistributedLockInterceptor.class);
+            assertThat(context.getBean(DistributedLockAdvisor.class).getOrder())
+                    .isEqualTo(documented.getOrder())
+                    .isEqualTo(DistributedLockAdvisor.DEFAULT_ORDER);
+            assertThat(ReflectionTestUtils.getField(interceptor, "releaseInBackground"))
+                    .isEqualTo(documented.isReleaseInBackground());
+            assertThat(ReflectionTestUtils.getField(interceptor, "interruptOnLost"))
+                    .isEqualTo(documented.isInterruptOnLost());
+        });
     }
 
     @Test
