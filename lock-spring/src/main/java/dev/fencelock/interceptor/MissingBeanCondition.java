@@ -1,6 +1,5 @@
 package dev.fencelock.interceptor;
 
-import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactoryUtils;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.context.annotation.ConditionContext;
@@ -29,11 +28,10 @@ final class MissingBeanCondition implements ConfigurationCondition {
             throw new IllegalStateException("MissingBeanCondition applies to @Bean methods only, not to " + metadata);
         }
         ConfigurableListableBeanFactory beanFactory = context.getBeanFactory();
-        @Nullable ClassLoader classLoader = context.getClassLoader();
         if (beanFactory == null) {
             return true;
         }
-        Class<?> type = ClassUtils.resolveClassName(method.getReturnTypeName(), classLoader);
+        Class<?> type = ClassUtils.resolveClassName(method.getReturnTypeName(), context.getClassLoader());
         return BeanFactoryUtils.beanNamesForTypeIncludingAncestors(beanFactory, type, true, false).length == 0;
     }
 }
