@@ -13,6 +13,7 @@ import dev.fencelock.etcd.EtcdLockBackend;
 import dev.fencelock.interceptor.DistributedLockAdvisor;
 import dev.fencelock.interceptor.DistributedLockInterceptor;
 import dev.fencelock.interceptor.DistributedLockMethodCheck;
+import dev.fencelock.interceptor.EnableDistributedLocks;
 import dev.fencelock.interceptor.LockKeyResolver;
 import dev.fencelock.memory.InMemoryLockBackend;
 import dev.fencelock.spi.LockBackend;
@@ -32,6 +33,7 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.test.util.ReflectionTestUtils;
 
@@ -310,6 +312,19 @@ class FenceLockAutoConfigurationTests {
     }
 
     @Test
+    void runWithEnableDistributedLocksAsWellShouldRegisterTheAdvisorOnce() {
+        this.runner
+                .withPropertyValues("fencelock.backend=in-memory")
+                .withUserConfiguration(AnnotationSupportEnabledByHand.class)
+                .run((context) -> {
+                    assertThat(context).hasSingleBean(DistributedLockAdvisor.class);
+                    assertThat(context).hasSingleBean(DistributedLockInterceptor.class);
+                    assertThat(context).hasSingleBean(LockKeyResolver.class);
+                    assertThat(context).hasSingleBean(DistributedLockMethodCheck.class);
+                });
+    }
+
+    @Test
     void runWhenDisabledShouldNotRegisterAnAutoProxyCreator() {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(FenceLockAutoConfiguration.class))
@@ -371,4 +386,9 @@ class FenceLockAutoConfigurationTests {
         assertThat(context).hasFailed();
         return NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure());
     }
+
+    /** A module of the application's that turns the annotation on itself, as it would without Boot. */
+    @Configuration(proxyBeanMethods = false)
+    @EnableDistributedLocks
+    static class AnnotationSupportEnabledByHand {}
 }
