@@ -3,6 +3,7 @@ package dev.fencelock.autoconfigure;
 import dev.fencelock.LockClient;
 import dev.fencelock.LockClientBuilder;
 import dev.fencelock.LockEventListener;
+import dev.fencelock.interceptor.DistributedLockAdvisorConfiguration;
 import dev.fencelock.spi.LockBackend;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
@@ -15,7 +16,9 @@ import org.springframework.context.annotation.Import;
 
 /**
  * Auto-configuration for FenceLock: a {@link LockBackend} (etcd, or in-memory for tests), the
- * {@link LockClient} over it, and the advisor that runs {@code @DistributedLock} methods under their lock.
+ * {@link LockClient} over it, and the advisor that runs {@code @DistributedLock} methods under their lock
+ * (lock-spring's {@link DistributedLockAdvisorConfiguration}, what {@code @EnableDistributedLocks} turns on
+ * without Boot; the application needs neither).
  *
  * <p>Every {@link LockEventListener} bean (metrics, audit) receives the client's events, in
  * {@code @Order} order; {@link LockClientBuilderCustomizer} beans adjust the client's builder last.

@@ -13,6 +13,7 @@ import dev.fencelock.etcd.EtcdLockBackend;
 import dev.fencelock.interceptor.DistributedLockAdvisor;
 import dev.fencelock.interceptor.DistributedLockInterceptor;
 import dev.fencelock.interceptor.DistributedLockMethodCheck;
+import dev.fencelock.interceptor.EnableDistributedLocks;
 import dev.fencelock.interceptor.LockKeyResolver;
 import dev.fencelock.memory.InMemoryLockBackend;
 import dev.fencelock.spi.LockBackend;
@@ -32,7 +33,9 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.core.NestedExceptionUtils;
+import org.springframework.test.util.ReflectionTestUtils;
 
 class FenceLockAutoConfigurationTests {
 
@@ -278,6 +281,50 @@ class FenceLockAutoConfigurationTests {
     }
 
     @Test
+    void adviceSettingsShouldBindFromRelaxedNamesAsOtherPropertiesDo() {
+        this.runner
+                .withPropertyValues(
+                        "fencelock.backend=in-memory",
+                        "fencelock.aspect.releaseInBackground=true",
+                        "fencelock.aspect.interrupt_on_lost=false")
+                .run((context) -> {
+                    DistributedLockInterceptor interceptor = context.getBean(DistributedLockInterceptor.class);
+                    assertThat(ReflectionTestUtils.getField(interceptor, "releaseInBackground"))
+                            .isEqualTo(true);
+                    assertThat(ReflectionTestUtils.getField(interceptor, "interruptOnLost"))
+                            .isEqualTo(false);
+                });
+    }
+
+    @Test
+    void adviceDefaultsShouldBeThoseThePropertiesDocument() {
+        FenceLockProperties.Aspect documented = new FenceLockProperties().getAspect();
+        this.runner.withPropertyValues("fencelock.backend=in-memory").run((context) -> {
+            DistributedLockInterceptor interceptor = context.getBean(DistributedLockInterceptor.class);
+            assertThat(context.getBean(DistributedLockAdvisor.class).getOrder())
+                    .isEqualTo(documented.getOrder())
+                    .isEqualTo(DistributedLockAdvisor.DEFAULT_ORDER);
+            assertThat(ReflectionTestUtils.getField(interceptor, "releaseInBackground"))
+                    .isEqualTo(documented.isReleaseInBackground());
+            assertThat(ReflectionTestUtils.getField(interceptor, "interruptOnLost"))
+                    .isEqualTo(documented.isInterruptOnLost());
+        });
+    }
+
+    @Test
+    void runWithEnableDistributedLocksAsWellShouldRegisterTheAdvisorOnce() {
+        this.runner
+                .withPropertyValues("fencelock.backend=in-memory")
+                .withUserConfiguration(AnnotationSupportEnabledByHand.class)
+                .run((context) -> {
+                    assertThat(context).hasSingleBean(DistributedLockAdvisor.class);
+                    assertThat(context).hasSingleBean(DistributedLockInterceptor.class);
+                    assertThat(context).hasSingleBean(LockKeyResolver.class);
+                    assertThat(context).hasSingleBean(DistributedLockMethodCheck.class);
+                });
+    }
+
+    @Test
     void runWhenDisabledShouldNotRegisterAnAutoProxyCreator() {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(FenceLockAutoConfiguration.class))
@@ -339,4 +386,9 @@ class FenceLockAutoConfigurationTests {
         assertThat(context).hasFailed();
         return NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure());
     }
+
+    /** A module of the application's that turns the annotation on itself, as it would without Boot. */
+    @Configuration(proxyBeanMethods = false)
+    @EnableDistributedLocks
+    static class AnnotationSupportEnabledByHand {}
 }

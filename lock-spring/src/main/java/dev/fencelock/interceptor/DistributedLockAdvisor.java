@@ -3,6 +3,7 @@ package dev.fencelock.interceptor;
 import org.aopalliance.aop.Advice;
 import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AbstractPointcutAdvisor;
+import org.springframework.core.Ordered;
 
 /**
  * Applies {@link DistributedLockInterceptor} to every {@link
@@ -14,6 +15,12 @@ import org.springframework.aop.support.AbstractPointcutAdvisor;
  * lock is taken before a transaction begins and released after it ends.
  */
 public class DistributedLockAdvisor extends AbstractPointcutAdvisor {
+
+    /**
+     * The order unless {@code fencelock.aspect.order} says otherwise: just ahead of Spring's
+     * transaction advisor, which has the lowest precedence by default.
+     */
+    public static final int DEFAULT_ORDER = Ordered.LOWEST_PRECEDENCE - 1000;
 
     private final Pointcut pointcut = new DistributedLockPointcut();
 

@@ -14,7 +14,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
-import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.env.PropertyResolver;
 import org.springframework.util.StringUtils;
 
@@ -166,7 +165,7 @@ final class LockDefinition {
         }
         Duration duration;
         try {
-            duration = DurationStyle.detectAndParse(resolved);
+            duration = DurationParser.parse(resolved);
         } catch (IllegalArgumentException ex) {
             throw new IllegalStateException(
                     "@DistributedLock(" + attribute + " = \"" + value + "\") of " + describe(method)

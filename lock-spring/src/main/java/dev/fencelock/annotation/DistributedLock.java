@@ -79,9 +79,9 @@ public @interface DistributedLock {
     int permits() default 1;
 
     /**
-     * How long to wait for a busy lock, as a duration such as {@code "5s"} or {@code "PT5S"}, or a
-     * {@code ${...}} placeholder; {@code "0s"} tries once. Empty uses {@code
-     * fencelock.wait-timeout}.
+     * How long to wait for a busy lock, as a duration such as {@code "5s"}, {@code "500ms"} or
+     * {@code "PT5S"} (a bare number counts milliseconds), or a {@code ${...}} placeholder; {@code
+     * "0s"} tries once. Empty uses {@code fencelock.wait-timeout}.
      */
     String waitTimeout() default "";
 

@@ -1,6 +1,5 @@
-package dev.fencelock.autoconfigure;
+package dev.fencelock.interceptor;
 
-import dev.fencelock.interceptor.CallTransactionListener;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.transaction.ConfigurableTransactionManager;
 

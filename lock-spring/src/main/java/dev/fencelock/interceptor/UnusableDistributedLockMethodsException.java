@@ -4,8 +4,8 @@ import java.util.List;
 
 /**
  * Stops the application because {@link dev.fencelock.annotation.DistributedLock @DistributedLock}
- * methods would run without their lock or fail on every call; {@link
- * UnusableDistributedLockMethodsFailureAnalyzer} turns it into Spring Boot's startup report.
+ * methods would run without their lock or fail on every call. Under Spring Boot, FenceLock's
+ * failure analyzer turns it into Boot's startup report.
  */
 public class UnusableDistributedLockMethodsException extends IllegalStateException {
 

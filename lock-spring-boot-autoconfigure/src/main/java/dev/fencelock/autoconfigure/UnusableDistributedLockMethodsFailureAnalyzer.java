@@ -1,5 +1,6 @@
-package dev.fencelock.interceptor;
+package dev.fencelock.autoconfigure;
 
+import dev.fencelock.interceptor.UnusableDistributedLockMethodsException;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
