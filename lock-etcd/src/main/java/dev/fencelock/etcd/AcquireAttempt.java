@@ -278,8 +278,8 @@ final class AcquireAttempt implements QueueWaiter {
                         return;
                     }
                     if (!response.isSucceeded()) {
-                        fail(new LockBackendUnavailableException("The queue entry of lock '" + this.command.resource()
-                                + "' disappeared while waiting (session lease expired or force-released)"));
+                        // Unless a grant or a clean-up decided first: a timeout's clean-up deletes this very key.
+                        queueEntryGone();
                         return;
                     }
                     SessionLease current = this.session;
