@@ -6,9 +6,12 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 import org.jspecify.annotations.Nullable;
 
@@ -45,12 +48,14 @@ final class LoopbackHttp {
      *     which is what explains etcd's 503 answers)
      */
     String http(String method, String url, @Nullable String body, Duration timeout) throws IOException {
+        CompletableFuture<String> answer = httpAsync(method, url, body, timeout);
         try {
-            return check(
-                    method,
-                    url,
-                    client.send(request(method, url, body, timeout), HttpResponse.BodyHandlers.ofString()));
+            return answer.get();
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            throw (cause instanceof IOException io) ? io : new IOException(method + " " + url + " failed", cause);
         } catch (InterruptedException e) {
+            answer.cancel(true);
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted during " + method + " " + url);
         }
@@ -58,14 +63,33 @@ final class LoopbackHttp {
 
     /** Like {@link #http} but without blocking, so several members can be asked at the same time. */
     CompletableFuture<String> httpAsync(String method, String url, @Nullable String body, Duration timeout) {
-        return client.sendAsync(request(method, url, body, timeout), HttpResponse.BodyHandlers.ofString())
-                .thenApply(response -> {
-                    try {
-                        return check(method, url, response);
-                    } catch (IOException e) {
-                        throw new CompletionException(e);
+        CompletableFuture<HttpResponse<String>> exchange =
+                client.sendAsync(request(method, url, body, timeout), HttpResponse.BodyHandlers.ofString());
+        // The request's timeout ends the wait for the headers only: a member stopped or restarted by a
+        // fault may send them and never the body. So the whole exchange is bounded here too.
+        CompletableFuture<String> answer = new CompletableFuture<>();
+        exchange.whenComplete((response, failure) -> {
+            if (failure != null) {
+                Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
+                        ? failure.getCause()
+                        : failure;
+                answer.completeExceptionally(cause);
+                return;
+            }
+            try {
+                answer.complete(check(method, url, response));
+            } catch (IOException e) {
+                answer.completeExceptionally(e);
+            }
+        });
+        CompletableFuture.delayedExecutor(timeout.toNanos(), TimeUnit.NANOSECONDS)
+                .execute(() -> {
+                    if (answer.completeExceptionally(new HttpTimeoutException(
+                            method + " " + url + " did not answer in full within " + timeout))) {
+                        exchange.cancel(true);
                     }
                 });
+        return answer;
     }
 
     private static HttpRequest request(String method, String url, @Nullable String body, Duration timeout) {
