@@ -79,6 +79,13 @@ final class LeaderProcess implements AutoCloseable {
         return found.get().substring(prefix.length()).trim();
     }
 
+    /** Whether a report starting with {@code prefix} has come and not been taken; takes nothing. */
+    boolean hasReport(String prefix) {
+        synchronized (this.reports) {
+            return this.reports.stream().anyMatch(report -> report.startsWith(prefix));
+        }
+    }
+
     void send(String line) {
         try {
             OutputStream stdin = this.process.getOutputStream();
