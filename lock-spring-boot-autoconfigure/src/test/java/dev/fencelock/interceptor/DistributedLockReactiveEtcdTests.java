@@ -448,19 +448,19 @@ class DistributedLockReactiveEtcdTests {
             return Mono.error(new IllegalStateException("out of stock"));
         }
 
-        @DistributedLock(key = "'reactive:' + #name", waitTimeout = "1s")
+        @DistributedLock(key = "'reactive:' + #name", waitTimeout = "0s")
         public Mono<String> throwing(String name) {
             calls.incrementAndGet();
             return Mono.just("ran");
         }
 
-        @DistributedLock(key = "'reactive:' + #name", waitTimeout = "1s", onNotAcquired = LockNotAcquiredPolicy.SKIP)
+        @DistributedLock(key = "'reactive:' + #name", waitTimeout = "0s", onNotAcquired = LockNotAcquiredPolicy.SKIP)
         public Mono<String> skippingMono(String name) {
             calls.incrementAndGet();
             return Mono.just("ran");
         }
 
-        @DistributedLock(key = "'reactive:' + #name", waitTimeout = "1s", onNotAcquired = LockNotAcquiredPolicy.SKIP)
+        @DistributedLock(key = "'reactive:' + #name", waitTimeout = "0s", onNotAcquired = LockNotAcquiredPolicy.SKIP)
         public Flux<String> skippingFlux(String name) {
             calls.incrementAndGet();
             return Flux.just("ran", "ran");
@@ -491,7 +491,7 @@ class DistributedLockReactiveEtcdTests {
             return Mono.deferContextual(context -> Mono.just(context.get(FencingContext.CONTEXT_KEY)));
         }
 
-        @DistributedLock(key = "'reactive:' + #name", waitTimeout = "1s")
+        @DistributedLock(key = "'reactive:' + #name", waitTimeout = "0s")
         public void blocking(String name, Runnable work) {
             work.run();
         }
@@ -501,7 +501,7 @@ class DistributedLockReactiveEtcdTests {
             work.run();
         }
 
-        @DistributedLock(key = "'reactive:' + #name", waitTimeout = "1s")
+        @DistributedLock(key = "'reactive:' + #name", waitTimeout = "0s")
         public Mono<Long> token(String name) {
             return Mono.deferContextual(context -> {
                 List<Fence> fences = context.get(FencingContext.CONTEXT_KEY);
