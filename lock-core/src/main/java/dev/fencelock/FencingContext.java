@@ -18,6 +18,13 @@ import org.jspecify.annotations.Nullable;
  */
 public final class FencingContext {
 
+    /**
+     * The key under which the fences travel where no thread-local can follow them: in a Reactor
+     * {@code Context} (a {@code List<Fence>}, outermost first, as {@link #all()} returns it) and in
+     * Micrometer's context propagation.
+     */
+    public static final String CONTEXT_KEY = "dev.fencelock.fencing-context";
+
     private static final ThreadLocal<Deque<Fence>> FENCES = new ThreadLocal<>();
 
     private FencingContext() {}

@@ -18,8 +18,8 @@ import java.util.List;
  */
 public final class FencingContextAccessor implements ThreadLocalAccessor<List<Fence>> {
 
-    /** The key under which the fences travel. */
-    public static final String KEY = "dev.fencelock.fencing-context";
+    /** The key under which the fences travel: {@link FencingContext#CONTEXT_KEY}. */
+    public static final String KEY = FencingContext.CONTEXT_KEY;
 
     @Override
     public Object key() {

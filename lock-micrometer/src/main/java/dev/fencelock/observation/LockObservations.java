@@ -62,6 +62,21 @@ public final class LockObservations {
      * @param lockName the lock's key template or name, never the resolved key
      */
     public Acquisition startAcquisition(String lockName, String resource) {
+        return start(lockName, resource, true);
+    }
+
+    /**
+     * Starts observing the acquisition of {@code resource} without putting it in scope on any
+     * thread, for work that moves between threads (a Reactor publisher): end it, and the held section
+     * it leads to, on any thread.
+     *
+     * @param lockName the lock's key template or name, never the resolved key
+     */
+    public Acquisition startDetachedAcquisition(String lockName, String resource) {
+        return start(lockName, resource, false);
+    }
+
+    private Acquisition start(String lockName, String resource, boolean inScope) {
         LockObservationContext context = new LockObservationContext(lockName, resource);
         Observation observation = FenceLockObservationDocumentation.ACQUISITION
                 .observation(
@@ -70,7 +85,7 @@ public final class LockObservations {
                         () -> context,
                         this.registry)
                 .start();
-        return new Acquisition(context, observation, observation.openScope());
+        return new Acquisition(context, observation, inScope ? observation.openScope() : null);
     }
 
     /** Acquires through {@code client} under an acquisition observation. */
@@ -121,9 +136,11 @@ public final class LockObservations {
 
         private final Observation observation;
 
-        private final Observation.Scope scope;
+        /** {@code null} for a detached acquisition. */
+        private final Observation.@Nullable Scope scope;
 
-        private Acquisition(LockObservationContext context, Observation observation, Observation.Scope scope) {
+        private Acquisition(
+                LockObservationContext context, Observation observation, Observation.@Nullable Scope scope) {
             this.context = context;
             this.observation = observation;
             this.scope = scope;
@@ -140,13 +157,13 @@ public final class LockObservations {
             LockObservationContext held = new LockObservationContext(this.context.getLockName(), lease.resource());
             held.setLease(lease);
             Observation observation = hold(held).start();
-            return new Hold(observation, observation.openScope());
+            return new Hold(observation, (this.scope != null) ? observation.openScope() : null);
         }
 
         private void succeeded(LockLease lease, boolean reentered) {
             this.context.setLease(lease);
             this.context.setOutcome(reentered ? "reentered" : "acquired");
-            this.scope.close();
+            closeScope();
             this.observation.stop();
         }
 
@@ -154,8 +171,14 @@ public final class LockObservations {
         public void failed(Throwable cause) {
             this.context.setOutcome(outcomeOf(cause));
             this.observation.error(cause);
-            this.scope.close();
+            closeScope();
             this.observation.stop();
+        }
+
+        private void closeScope() {
+            if (this.scope != null) {
+                this.scope.close();
+            }
         }
     }
 
@@ -164,13 +187,14 @@ public final class LockObservations {
 
         private final Observation observation;
 
-        private final Observation.Scope scope;
+        private final Observation.@Nullable Scope scope;
 
-        private final AtomicBoolean inScope = new AtomicBoolean(true);
+        private final AtomicBoolean inScope;
 
-        private Hold(Observation observation, Observation.Scope scope) {
+        private Hold(Observation observation, Observation.@Nullable Scope scope) {
             this.observation = observation;
             this.scope = scope;
+            this.inScope = new AtomicBoolean(scope != null);
         }
 
         /**
@@ -179,7 +203,7 @@ public final class LockObservations {
          */
         public void leaveThread() {
             // A scope closed twice would notify the tracing handlers twice.
-            if (this.inScope.compareAndSet(true, false)) {
+            if (this.inScope.compareAndSet(true, false) && this.scope != null) {
                 this.scope.close();
             }
         }

@@ -22,8 +22,8 @@ import reactor.core.publisher.Mono;
  */
 public final class FenceHeaderExchangeFilter implements ExchangeFilterFunction {
 
-    /** The Reactor context key of the fences: {@code FencingContextAccessor}'s key. */
-    public static final String CONTEXT_KEY = "dev.fencelock.fencing-context";
+    /** The Reactor context key of the fences: {@link FencingContext#CONTEXT_KEY}. */
+    public static final String CONTEXT_KEY = FencingContext.CONTEXT_KEY;
 
     private final FenceHeaderSigner signer;
 

@@ -2,9 +2,11 @@ package dev.fencelock.interceptor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.fencelock.FencingContext;
 import dev.fencelock.annotation.DistributedLock;
 import dev.fencelock.autoconfigure.FenceLockAutoConfiguration;
 import dev.fencelock.autoconfigure.etcd.FenceLockEtcdAutoConfiguration;
+import java.time.Duration;
 import java.util.concurrent.Flow;
 import kotlin.coroutines.Continuation;
 import org.aopalliance.intercept.MethodInterceptor;
@@ -25,6 +27,9 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.core.PriorityOrdered;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.ParallelFlux;
 
 class DistributedLockMethodCheckTests {
 
@@ -93,6 +98,27 @@ class DistributedLockMethodCheckTests {
                 .run((context) -> assertThat(failure(context))
                         .hasMessageContaining("FlowService.events()")
                         .hasMessageContaining("java.util.concurrent.Flow$Publisher"));
+    }
+
+    @Test
+    void monoAndFluxShouldStartAndBeLocked() {
+        this.runner.withBean(MonoAndFluxService.class).run((context) -> {
+            assertThat(context).hasNotFailed();
+            MonoAndFluxService service = context.getBean(MonoAndFluxService.class);
+            assertThat(service.one().block(Duration.ofSeconds(10))).isTrue();
+            assertThat(service.many().collectList().block(Duration.ofSeconds(10)))
+                    .containsExactly(true);
+        });
+    }
+
+    @Test
+    void otherReactorPublishersShouldStopStartup() {
+        this.runner
+                .withBean(ParallelFluxService.class)
+                .run((context) -> assertThat(failure(context))
+                        .hasMessageContaining("ParallelFluxService.events()")
+                        .hasMessageContaining("reactor.core.publisher.ParallelFlux")
+                        .hasMessageContaining("Mono or a Flux"));
     }
 
     @Test
@@ -263,6 +289,27 @@ class DistributedLockMethodCheckTests {
         @DistributedLock("events")
         public Flow.Publisher<String> events() {
             return (subscriber) -> {};
+        }
+    }
+
+    public static class MonoAndFluxService {
+
+        @DistributedLock("one")
+        public Mono<Boolean> one() {
+            return Mono.fromCallable(() -> FencingContext.current().isPresent());
+        }
+
+        @DistributedLock("many")
+        public Flux<Boolean> many() {
+            return Flux.defer(() -> Flux.just(FencingContext.current().isPresent()));
+        }
+    }
+
+    public static class ParallelFluxService {
+
+        @DistributedLock("events")
+        public ParallelFlux<String> events() {
+            return Flux.just("a").parallel();
         }
     }
 

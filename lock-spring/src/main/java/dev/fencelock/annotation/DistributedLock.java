@@ -22,9 +22,12 @@ import org.springframework.core.annotation.AliasFor;
  * composed annotation of the application's own. The lock is taken by a Spring AOP proxy (no
  * AspectJ needed), so only calls that go through the proxy are locked: a call from another method
  * of the same object ({@code this.ship(42)}) is not. Methods
- * must be public or protected and not final; reactive return types are refused at startup
- * because the lock would be released before the publisher runs. A method returning a {@link
- * java.util.concurrent.CompletionStage} keeps the lock until the stage completes.
+ * must be public or protected and not final. A method returning a {@link
+ * java.util.concurrent.CompletionStage} keeps the lock until the stage completes. A method returning
+ * a Reactor {@code Mono} or {@code Flux} takes the lock on each subscription, without blocking, and
+ * keeps it until the publisher completes, fails or is cancelled; the fences are in the Reactor
+ * context under {@link dev.fencelock.FencingContext#CONTEXT_KEY}. Other reactive return types are
+ * refused at startup because the lock would be released before the publisher runs.
  *
  * <p>If the lock is lost while the method runs, the method's thread is interrupted (unless
  * {@code fencelock.aspect.interrupt-on-lost=false}) and the caller gets a {@link

@@ -13,15 +13,17 @@ public enum LockNotAcquiredPolicy {
 
     /**
      * Throw {@link dev.fencelock.LockAcquisitionTimeoutException} (or {@link
-     * dev.fencelock.LockQueueFullException}) to the caller; the method is not called.
+     * dev.fencelock.LockQueueFullException}) to the caller (a {@code Mono} or {@code Flux} signals it
+     * as its error); the method is not called.
      */
     THROW,
 
     /**
      * Do not call the method and return an "empty" value instead: {@code null} for objects and
      * {@code void}, {@code false} for {@code boolean}/{@code Boolean}, zero for other primitives,
-     * {@link java.util.Optional#empty()} for {@code Optional}, and a future completed with
-     * {@code null} for {@code CompletionStage}/{@code CompletableFuture}.
+     * {@link java.util.Optional#empty()} for {@code Optional}, a future completed with
+     * {@code null} for {@code CompletionStage}/{@code CompletableFuture}, and an empty {@code Mono}
+     * or {@code Flux} (which completes without a value) for those.
      */
     SKIP
 }

@@ -4,6 +4,7 @@ import dev.fencelock.FencingContext;
 import dev.fencelock.LockLease;
 import dev.fencelock.LockLostException;
 import dev.fencelock.MultiLockLease;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiConsumer;
@@ -38,6 +39,11 @@ final class CallLocks {
         return new CallLocks(group.leases(), group);
     }
 
+    /** Locks taken one by one, without {@code acquireAll} ({@link CallLocksAcquisition}), in the order taken. */
+    static CallLocks of(List<LockLease> leases) {
+        return new CallLocks(List.copyOf(leases), null);
+    }
+
     List<LockLease> leases() {
         return this.leases;
     }
@@ -53,15 +59,47 @@ final class CallLocks {
 
     /** Pushes one fence per lock, popped together when the scope closes. */
     FencingContext.Scope pushFences() {
-        return (this.group != null) ? FencingContext.openAll(this.group) : FencingContext.open(this.leases.get(0));
+        if (this.group != null) {
+            return FencingContext.openAll(this.group);
+        }
+        if (this.leases.size() == 1) {
+            return FencingContext.open(this.leases.get(0));
+        }
+        List<FencingContext.Scope> scopes = new ArrayList<>(this.leases.size());
+        this.leases.forEach(lease -> scopes.add(FencingContext.open(lease)));
+        return new FencingContext.Scope() {
+            @Override
+            public FencingContext.Fence fence() {
+                return scopes.get(scopes.size() - 1).fence();
+            }
+
+            @Override
+            public void close() {
+                for (int i = scopes.size() - 1; i >= 0; i--) {
+                    scopes.get(i).close();
+                }
+            }
+        };
+    }
+
+    /** One fence per lock, in the order taken: what {@link #pushFences()} pushes. */
+    List<FencingContext.Fence> fences() {
+        return this.leases.stream()
+                .map(lease -> new FencingContext.Fence(lease.resource(), lease.fencingToken(), lease))
+                .toList();
     }
 
     /** Releases every lock; whether all were still held until then. A failure is logged: the lease expires. */
     boolean release() {
         try {
-            return (this.group != null)
-                    ? this.group.release()
-                    : this.leases.get(0).release();
+            if (this.group != null) {
+                return this.group.release();
+            }
+            boolean held = true;
+            for (int i = this.leases.size() - 1; i >= 0; i--) {
+                held &= this.leases.get(i).release();
+            }
+            return held;
         } catch (RuntimeException ex) {
             logger.warn("Could not release {}; its lease will expire", resources(), ex);
             return false;
@@ -71,9 +109,7 @@ final class CallLocks {
     /** Gives every lock up at once and deletes them in the background; completes with what {@link #release} returns. */
     CompletableFuture<Boolean> releaseAsync() {
         try {
-            CompletableFuture<Boolean> released = (this.group != null)
-                    ? this.group.releaseAsync()
-                    : this.leases.get(0).releaseAsync();
+            CompletableFuture<Boolean> released = (this.group != null) ? this.group.releaseAsync() : releaseEach();
             return released.exceptionally(failure -> {
                 logger.warn("Could not release {}; its lease will expire", resources(), failure);
                 return false;
@@ -82,6 +118,18 @@ final class CallLocks {
             logger.warn("Could not release {}; its lease will expire", resources(), ex);
             return CompletableFuture.completedFuture(false);
         }
+    }
+
+    private CompletableFuture<Boolean> releaseEach() {
+        if (this.leases.size() == 1) {
+            return this.leases.get(0).releaseAsync();
+        }
+        List<CompletableFuture<Boolean>> releases = new ArrayList<>(this.leases.size());
+        for (int i = this.leases.size() - 1; i >= 0; i--) {
+            releases.add(this.leases.get(i).releaseAsync());
+        }
+        return CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new))
+                .thenApply(ignored -> releases.stream().allMatch(CompletableFuture::join));
     }
 
     /** "lock 'a'" or "locks 'a', 'b'", for messages. */

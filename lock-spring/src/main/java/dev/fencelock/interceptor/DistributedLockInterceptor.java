@@ -12,6 +12,7 @@ import dev.fencelock.ResourceName;
 import dev.fencelock.annotation.DistributedLock;
 import dev.fencelock.annotation.LockNotAcquiredPolicy;
 import java.lang.reflect.Method;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -49,6 +50,9 @@ import org.springframework.core.env.PropertyResolver;
  * that does it twice. The caller gets the result; the loss is logged and reported to the client's
  * listeners ({@code fencelock.lost.after.commit}). {@link CallTransactionListener} tells the call
  * how its transactions ended.
+ *
+ * <p>Methods that return a Reactor {@code Mono} or {@code Flux} are locked for each subscription
+ * instead, by {@link ReactiveLockCall}.
  */
 public class DistributedLockInterceptor implements MethodInterceptor {
 
@@ -67,6 +71,9 @@ public class DistributedLockInterceptor implements MethodInterceptor {
     private final Supplier<LockCallObserver> observer;
 
     private final Map<Method, LockDefinition> definitions = new ConcurrentHashMap<>();
+
+    /** The path of methods that return a {@code Mono} or {@code Flux}; created on first use, with Reactor. */
+    private volatile @Nullable ReactiveLockCall reactive;
 
     /**
      * Creates the interceptor.
@@ -114,6 +121,9 @@ public class DistributedLockInterceptor implements MethodInterceptor {
     @Override
     public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
         LockDefinition definition = definition(method(invocation));
+        if (definition.returnsPublisher()) {
+            return reactive().call(invocation, definition);
+        }
         List<String> resources = resources(definition, invocation.getArguments());
         boolean reentered = resources.stream().allMatch(resource -> ThreadHolds.outermost(resource) != null);
         LockCallObserver.Acquiring acquiring =
@@ -184,6 +194,15 @@ public class DistributedLockInterceptor implements MethodInterceptor {
         return definition;
     }
 
+    private ReactiveLockCall reactive() {
+        ReactiveLockCall reactive = this.reactive;
+        if (reactive == null) {
+            reactive = new ReactiveLockCall(this, this.lockClient, this.observer);
+            this.reactive = reactive;
+        }
+        return reactive;
+    }
+
     /** The method of the target class, whose annotation (or the one it inherits) applies. */
     private static Method method(MethodInvocation invocation) {
         Method method = invocation.getMethod();
@@ -195,7 +214,7 @@ public class DistributedLockInterceptor implements MethodInterceptor {
     }
 
     /** The resources of one call: one, or those of {@code keys} (the same resource once). */
-    private List<String> resources(LockDefinition definition, @Nullable Object[] arguments) {
+    List<String> resources(LockDefinition definition, @Nullable Object[] arguments) {
         if (definition.keyExpressions().isEmpty()) {
             String name = definition.name();
             return List.of(resource(
@@ -240,29 +259,41 @@ public class DistributedLockInterceptor implements MethodInterceptor {
     }
 
     /** The expression that gave the {@code index}th distinct resource, for its bounded lock name. */
-    private static String keyNameOf(LockDefinition definition, List<String> resources, int index) {
+    static String keyNameOf(LockDefinition definition, List<String> resources, int index) {
         List<String> expressions = definition.keyExpressions();
         return (resources.size() == expressions.size()) ? expressions.get(index) : String.join(" | ", expressions);
     }
 
     private LockRequest request(LockDefinition definition, String resource, String lockName) {
+        return request(definition, resource, lockName, ThreadHolds.outermost(resource), definition.waitTimeout());
+    }
+
+    /**
+     * @param outer the lease of an enclosing call of the same resource, which this call re-enters
+     * @param waitTimeout how long to wait, or {@code null} for {@code fencelock.wait-timeout}
+     */
+    LockRequest request(
+            LockDefinition definition,
+            String resource,
+            String lockName,
+            @Nullable LockLease outer,
+            @Nullable Duration waitTimeout) {
         // The name or key template, never the resolved key: metrics tag by it.
         LockRequest.Builder request = LockRequest.builder(resource)
                 .lockName(lockName)
                 .mode(definition.mode())
                 .permits(definition.permits());
-        LockLease outer = ThreadHolds.outermost(resource);
         if (outer != null) {
             if (!outer.isValid()) {
                 throw new LockLostException("Lock '" + resource + "' (" + definition.lockDescription()
-                        + "), held by an enclosing call on this thread, was lost before "
+                        + "), held by an enclosing call, was lost before "
                         + LockDefinition.describe(definition.method()) + " started; the outer call will fail too");
             }
-            // Same request id: the client adds a hold to the lock this thread has, with the same token.
+            // Same request id: the client adds a hold to the lock the enclosing call has, with the same token.
             request.requestId(outer.requestId());
         }
-        if (definition.waitTimeout() != null) {
-            request.waitTimeout(definition.waitTimeout());
+        if (waitTimeout != null) {
+            request.waitTimeout(waitTimeout);
         }
         if (definition.leaseTtl() != null) {
             request.leaseTtl(definition.leaseTtl());

@@ -25,8 +25,9 @@ import org.springframework.util.ReflectionUtils;
  * request that fails:
  *
  * <ul>
- *   <li>reactive return types: the method returns before the publisher runs, so the lock would be
- *       released before the work starts;
+ *   <li>reactive return types other than Reactor's {@code Mono} and {@code Flux} (which {@link
+ *       ReactiveLockCall} locks for each subscription): the method returns before the publisher
+ *       runs, so the lock would be released before the work starts;
  *   <li>Kotlin {@code suspend} functions, for the same reason: they return at their first suspension;
  *   <li>private, final or static methods, beans that are not proxied, and proxies that do not
  *       apply the {@link DistributedLockAdvisor} (built before it existed, or by hand): no lock
@@ -174,13 +175,16 @@ public class DistributedLockMethodCheck implements SmartInitializingSingleton {
                     + " and release in a finally block), or annotate a plain (non-suspend) function and call it"
                     + " from the coroutine with withContext(Dispatchers.IO) { ... }.";
         }
-        String reactive = reactiveType(method.getReturnType());
+        String reactive = LockDefinition.isLockablePublisher(method.getReturnType())
+                ? null
+                : reactiveType(method.getReturnType());
         if (reactive != null) {
             String returned = method.getReturnType().getName();
             return "returns " + returned + (returned.equals(reactive) ? "" : " (a " + reactive + ")")
                     + ", which the lock cannot"
                     + " cover: the method returns before the publisher runs, so the lock would be released before"
-                    + " the work starts. Use LockClient.acquireAsync inside the pipeline, or return a"
+                    + " the work starts. Declare the method to return a Mono or a Flux (locked for each"
+                    + " subscription), use LockClient.acquireAsync inside the pipeline, or return a"
                     + " CompletableFuture.";
         }
         try {

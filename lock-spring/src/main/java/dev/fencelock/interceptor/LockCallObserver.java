@@ -24,6 +24,17 @@ public interface LockCallObserver {
      */
     Acquiring acquiring(String lockName, String resource);
 
+    /**
+     * A call of a method that returns a {@code Mono} or {@code Flux} starts waiting for its lock, on
+     * subscription. Its phases begin and end on whichever threads the publisher signals on, so
+     * nothing may be put in scope on a thread. The default observes nothing.
+     *
+     * @see #acquiring(String, String)
+     */
+    default Acquiring acquiringDetached(String lockName, String resource) {
+        return Acquiring.NONE;
+    }
+
     /** The acquisition of one call. */
     interface Acquiring {
 
@@ -60,7 +71,10 @@ public interface LockCallObserver {
             public void released(@Nullable Throwable failure) {}
         };
 
-        /** The method returned or threw, on the thread that acquired the lock. */
+        /**
+         * The method returned or threw, on the thread that acquired the lock (for a {@code Mono} or
+         * {@code Flux}: the method returned its publisher, which runs next).
+         */
         void returned();
 
         /**

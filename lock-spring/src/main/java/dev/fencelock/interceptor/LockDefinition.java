@@ -222,6 +222,25 @@ final class LockDefinition {
         return this.policy;
     }
 
+    /**
+     * Whether the method returns a Reactor {@code Mono} or {@code Flux}, whose subscriptions are
+     * locked ({@link ReactiveLockCall}). Read by name, so no Reactor class is loaded without Reactor.
+     */
+    boolean returnsPublisher() {
+        return isLockablePublisher(this.method.getReturnType());
+    }
+
+    /** Whether the method returns a {@code Mono} (otherwise a {@code Flux}, when {@link #returnsPublisher()}). */
+    boolean returnsMono() {
+        return this.method.getReturnType().getName().equals("reactor.core.publisher.Mono");
+    }
+
+    /** Whether {@code type} is exactly {@code Mono} or {@code Flux}, the publishers a lock can cover. */
+    static boolean isLockablePublisher(Class<?> type) {
+        return type.getName().equals("reactor.core.publisher.Mono")
+                || type.getName().equals("reactor.core.publisher.Flux");
+    }
+
     /** Whether the method returns a stage that the lock should be held for. */
     boolean holdsUntilCompletion() {
         Class<?> type = this.method.getReturnType();

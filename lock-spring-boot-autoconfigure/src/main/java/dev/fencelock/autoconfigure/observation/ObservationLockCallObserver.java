@@ -16,7 +16,15 @@ final class ObservationLockCallObserver implements LockCallObserver {
 
     @Override
     public Acquiring acquiring(String lockName, String resource) {
-        LockObservations.Acquisition acquisition = this.observations.startAcquisition(lockName, resource);
+        return observe(this.observations.startAcquisition(lockName, resource));
+    }
+
+    @Override
+    public Acquiring acquiringDetached(String lockName, String resource) {
+        return observe(this.observations.startDetachedAcquisition(lockName, resource));
+    }
+
+    private static Acquiring observe(LockObservations.Acquisition acquisition) {
         return new Acquiring() {
             @Override
             public Holding acquired(LockLease lease, boolean reentered) {

@@ -18,6 +18,7 @@ import dev.fencelock.observation.LockObservationContext;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistry;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -26,6 +27,10 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.test.StepVerifier;
 
 /** Observations of {@code @DistributedLock} calls: the acquisition and the held section. */
 class FenceLockObservationAutoConfigurationTests {
@@ -94,6 +99,58 @@ class FenceLockObservationAutoConfigurationTests {
                     .hasError()
                     .doesNotHaveHighCardinalityKeyValueWithKey("fencelock.token")
                     .hasBeenStopped();
+        });
+    }
+
+    @Test
+    void monoReturningMethodShouldBeObservedWithoutLeavingAnObservationInScope() {
+        this.runner.withBean(ObservationRegistry.class, () -> this.registry).run((context) -> {
+            StockService service = context.getBean(StockService.class);
+            Sinks.One<Long> work = Sinks.one();
+            Mono<Long> reserved = service.reserveReactively("fig", work.asMono());
+            StepVerifier.create(reserved)
+                    .then(() -> {
+                        assertThat(this.registry)
+                                .hasObservationWithNameEqualTo("fencelock.hold")
+                                .that()
+                                .isNotStopped();
+                        assertThat(this.registry.getCurrentObservation()).isNull();
+                        work.tryEmitValue(7L);
+                    })
+                    .expectNext(7L)
+                    .expectComplete()
+                    .verify(Duration.ofSeconds(10));
+            assertThat(this.registry)
+                    .hasObservationWithNameEqualTo("fencelock.acquisition")
+                    .that()
+                    .hasLowCardinalityKeyValue("outcome", "acquired")
+                    .hasBeenStopped();
+            assertThat(this.registry)
+                    .hasObservationWithNameEqualTo("fencelock.hold")
+                    .that()
+                    .doesNotHaveError()
+                    .hasBeenStopped();
+            assertThat(this.registry.getCurrentObservation()).isNull();
+        });
+    }
+
+    @Test
+    void busyLockOfAFluxShouldEndTheAcquisitionWithItsOutcome() {
+        this.runner.withBean(ObservationRegistry.class, () -> this.registry).run((context) -> {
+            LockClient client = context.getBean(LockClient.class);
+            try (LockLease held = client.acquire(LockRequest.of("stock:kiwi"))) {
+                StepVerifier.create(context.getBean(StockService.class).reserveAllWithoutWaiting("kiwi"))
+                        .expectError(LockAcquisitionTimeoutException.class)
+                        .verify(Duration.ofSeconds(10));
+            }
+            assertThat(this.registry)
+                    .hasNumberOfObservationsEqualTo(1)
+                    .hasObservationWithNameEqualTo("fencelock.acquisition")
+                    .that()
+                    .hasLowCardinalityKeyValue("outcome", "timeout")
+                    .hasError()
+                    .hasBeenStopped();
+            assertThat(this.registry.getCurrentObservation()).isNull();
         });
     }
 
@@ -190,6 +247,16 @@ class FenceLockObservationAutoConfigurationTests {
 
         @DistributedLock(key = "'stock:' + #sku", waitTimeout = "0s")
         public void reserveWithoutWaiting(String sku) {}
+
+        @DistributedLock(key = "'stock:' + #sku")
+        public Mono<Long> reserveReactively(String sku, Mono<Long> work) {
+            return work;
+        }
+
+        @DistributedLock(key = "'stock:' + #sku", waitTimeout = "0s")
+        public Flux<Long> reserveAllWithoutWaiting(String sku) {
+            return Flux.just(1L, 2L);
+        }
 
         @DistributedLock(key = "'stock:' + #sku")
         public CompletableFuture<Void> reserveLater(String sku, CompletableFuture<Void> work) {
