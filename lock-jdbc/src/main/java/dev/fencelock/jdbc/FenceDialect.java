@@ -164,8 +164,7 @@ public enum FenceDialect {
             }
             Long stored;
             if (session.fence() == null) {
-                stored = readToken(
-                        connection, "SELECT token FROM " + table + " WHERE resource = ? FOR UPDATE", resource);
+                stored = readToken(connection, lockedTokenSql(table), resource);
             } else {
                 // The protected tables' fence is set by the same read: no round trip of its own.
                 try (PreparedStatement statement = connection.prepareStatement(
@@ -181,6 +180,11 @@ public enum FenceDialect {
                 }
             }
             return (stored != null && stored == token) ? Verdict.ACCEPTED : new Verdict(false, stored);
+        }
+
+        @Override
+        boolean upsertCountIsVerdict() {
+            return false;
         }
 
         @Override
@@ -324,6 +328,24 @@ public enum FenceDialect {
 
     /** The conditional upsert; parameter 1 is the resource, parameter 2 the token. */
     public abstract String upsertSql(FenceTable table);
+
+    /**
+     * Whether the upsert's update count is its verdict (above 0: accepted). Where it is not
+     * (MariaDB/MySQL), the token that {@link #lockedTokenSql} reads after the upsert is: accepted
+     * when it equals the presented one.
+     */
+    boolean upsertCountIsVerdict() {
+        return true;
+    }
+
+    /**
+     * A locking read of a fence row's stored token; parameter 1 is the row key. Run after the upsert
+     * in the same transaction, which already holds the row's lock, it reads the committed latest
+     * token, not an older snapshot.
+     */
+    String lockedTokenSql(FenceTable table) {
+        return "SELECT token FROM " + table + " WHERE resource = ? FOR UPDATE";
+    }
 
     /**
      * Runs the conditional upsert on {@code connection} (in its current transaction) and says whether

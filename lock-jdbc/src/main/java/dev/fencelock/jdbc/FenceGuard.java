@@ -145,6 +145,12 @@ public final class FenceGuard {
      * resource fits the fence table.
      */
     void checkLocally(Connection connection, Fence fence) throws SQLException {
+        checkLocally(fence, null);
+        checkLength(fence.resource(), dialect(connection).length(rowKey(fence.resource())));
+    }
+
+    /** {@link #checkLocally(Connection, Fence)} with the database's dialect, if known. */
+    void checkLocally(Fence fence, @Nullable FenceDialect dialect) {
         String resource = fence.resource();
         if (!fence.isValid()) {
             // Invariant 6: a holder that knows it lost the lock must not even try.
@@ -161,7 +167,9 @@ public final class FenceGuard {
         String key = rowKey(resource);
         // Code points first, so an over-long resource fails before the connection is even asked.
         checkLength(resource, key.codePointCount(0, key.length()));
-        checkLength(resource, dialect(connection).length(key));
+        if (dialect != null) {
+            checkLength(resource, dialect.length(key));
+        }
     }
 
     private boolean advance(
@@ -183,12 +191,7 @@ public final class FenceGuard {
             throw ex;
         }
         if (!verdict.accepted()) {
-            throw new FencingTokenRejectedException(
-                    resource,
-                    token,
-                    verdict.storedToken(),
-                    GuardMessages.rejection(this.table, resource, token, verdict.storedToken()),
-                    FencingTokenRejectedException.RefusedBy.FENCE_TABLE);
+            throw GuardMessages.rejected(this.table, resource, token, verdict.storedToken());
         }
         return verdict.rowLocked();
     }

@@ -126,6 +126,15 @@ public final class FenceProtection {
         }
     }
 
+    /** The statement that puts a session fence (its one parameter) in the session for the current transaction. */
+    static String sessionFenceSql(FenceDialect dialect) {
+        return switch (dialect) {
+            case POSTGRESQL -> "SELECT set_config('fencelock.fence', ?, true)";
+            case MARIADB -> "SET @fencelock_fence = ?";
+            case H2 -> "CALL " + H2FenceTrigger.SET_FENCE + "(?)";
+        };
+    }
+
     /** Puts {@code value} ({@link SessionFence}) in the session for the current transaction. */
     static void setSessionFence(Connection connection, FenceDialect dialect, String value) throws SQLException {
         setSessionFence(connection, dialect, value, 0);
@@ -140,13 +149,12 @@ public final class FenceProtection {
     static void setSessionFence(Connection connection, FenceDialect dialect, String value, long idleMillis)
             throws SQLException {
         boolean idle = idleMillis > 0 && dialect != FenceDialect.H2;
-        String sql = switch (dialect) {
-            case POSTGRESQL ->
-                "SELECT set_config('fencelock.fence', ?, true)"
-                        + (idle ? ", set_config('idle_in_transaction_session_timeout', ?, true)" : "");
-            case MARIADB -> "SET @fencelock_fence = ?" + (idle ? ", SESSION idle_write_transaction_timeout = ?" : "");
-            case H2 -> "CALL " + H2FenceTrigger.SET_FENCE + "(?)";
-        };
+        String sql = sessionFenceSql(dialect)
+                + switch (dialect) {
+                    case POSTGRESQL -> idle ? ", set_config('idle_in_transaction_session_timeout', ?, true)" : "";
+                    case MARIADB -> idle ? ", SESSION idle_write_transaction_timeout = ?" : "";
+                    case H2 -> "";
+                };
         try (PreparedStatement statement = connection.prepareStatement(sql)) {
             statement.setString(1, value);
             if (idle && dialect == FenceDialect.POSTGRESQL) {
@@ -214,43 +222,63 @@ public final class FenceProtection {
         if (refusal == null) {
             return null;
         }
-        String kind = kind(refusal);
+        RuntimeException translated = translate(
+                refusal.getSQLState(),
+                refusal.getMessage(),
+                FencingContext.writeFence().orElse(null),
+                failure);
+        return (translated instanceof FencingTokenRejectedException rejection)
+                ? rejections.apply(rejection)
+                : translated;
+    }
+
+    /** {@link #translate(SQLException, UnaryOperator)} for a refusal given by its SQLSTATE and message, under {@code fence}. */
+    static @Nullable RuntimeException translate(
+            @Nullable String sqlState, @Nullable String message, @Nullable Fence fence, Throwable failure) {
+        if (sqlState == null
+                || !List.of(NO_FENCE, STALE, NESTED, "45F01", "45F02", "45F03").contains(sqlState)) {
+            return null;
+        }
+        String kind = kind(sqlState);
         if (!kind.equals(STALE)) {
             return new LockException(
-                    "The database refused the write: " + refusal.getMessage()
+                    "The database refused the write: " + message
                             + (kind.equals(NO_FENCE)
                                     ? " (configure the table among the guard's protected tables, or write under a lock)"
                                     : ""),
                     failure);
         }
-        Fence fence = FencingContext.writeFence().orElse(null);
         String resource = (fence != null) ? fence.resource() : "?";
         long token = (fence != null) ? fence.token() : -1;
         FencingTokenRejectedException rejection = new FencingTokenRejectedException(
                 resource,
                 token,
-                acceptedToken(refusal),
+                acceptedToken(message),
                 "Fencing token " + token + " for '" + resource + "' was refused by a protected table in the database ("
-                        + refusal.getMessage() + "): a newer lock holder already wrote. This process lost the lock;"
+                        + message + "): a newer lock holder already wrote. This process lost the lock;"
                         + " roll back the transaction and do not retry with the same lock.",
                 FencingTokenRejectedException.RefusedBy.PROTECTED_TABLE);
         rejection.initCause(failure);
-        return rejections.apply(rejection);
+        return rejection;
     }
 
     /** The newer token named by a trigger's "fencelock: stale T < S for key" message, if it is there. */
-    private static @Nullable Long acceptedToken(SQLException refusal) {
-        Matcher stale = STALE_MESSAGE.matcher(String.valueOf(refusal.getMessage()));
+    private static @Nullable Long acceptedToken(@Nullable String message) {
+        Matcher stale = STALE_MESSAGE.matcher(String.valueOf(message));
         return stale.find() ? Long.valueOf(stale.group(1)) : null;
     }
 
     /** {@link #NO_FENCE}, {@link #STALE} or {@link #NESTED} for a refusal of any database. */
     static String kind(SQLException refusal) {
-        return switch (refusal.getSQLState()) {
+        return kind(refusal.getSQLState());
+    }
+
+    private static String kind(String sqlState) {
+        return switch (sqlState) {
             case "45F01" -> NO_FENCE;
             case "45F02" -> STALE;
             case "45F03" -> NESTED;
-            default -> refusal.getSQLState();
+            default -> sqlState;
         };
     }
 

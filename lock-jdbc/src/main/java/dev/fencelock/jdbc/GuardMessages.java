@@ -32,6 +32,16 @@ final class GuardMessages {
                 + " roll back the transaction and do not retry with the same lock.";
     }
 
+    static FencingTokenRejectedException rejected(
+            FenceTable table, String resource, long token, @Nullable Long stored) {
+        return new FencingTokenRejectedException(
+                resource,
+                token,
+                stored,
+                rejection(table, resource, token, stored),
+                FencingTokenRejectedException.RefusedBy.FENCE_TABLE);
+    }
+
     static FencingTokenRejectedException lost(String resource, long token) {
         return new FencingTokenRejectedException(
                 resource,

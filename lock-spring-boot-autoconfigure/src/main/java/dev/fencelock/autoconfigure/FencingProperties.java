@@ -6,7 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
-/** Fencing at the data store: the JDBC guard on the application's data sources ({@code fencelock.fencing.*}). */
+/** Fencing at the data store: the JDBC and R2DBC guards on the application's databases ({@code fencelock.fencing.*}). */
 public class FencingProperties {
 
     /**
@@ -29,6 +29,8 @@ public class FencingProperties {
     private boolean scopeRollout;
 
     private final Jdbc jdbc = new Jdbc();
+
+    private final R2dbc r2dbc = new R2dbc();
 
     public boolean isEnabled() {
         return this.enabled;
@@ -56,6 +58,31 @@ public class FencingProperties {
 
     public Jdbc getJdbc() {
         return this.jdbc;
+    }
+
+    public R2dbc getR2dbc() {
+        return this.r2dbc;
+    }
+
+    /**
+     * The R2DBC guard: it presents fences to the same fence table and protected tables as the JDBC
+     * guard ({@code fencelock.fencing.jdbc.*}).
+     */
+    public static class R2dbc {
+
+        /**
+         * Whether to wrap every R2DBC ConnectionFactory bean so that, under a lock, each transaction
+         * presents the lock's fencing token to the fence table and the protected tables.
+         */
+        private boolean enabled = true;
+
+        public boolean isEnabled() {
+            return this.enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
     }
 
     /** The fence table the JDBC guard writes to. */

@@ -64,6 +64,7 @@ class ModuleBoundariesTests {
                     "dev.fencelock.redis..",
                     "dev.fencelock.jdbc..",
                     "dev.fencelock.jpa..",
+                    "dev.fencelock.r2dbc..",
                     "dev.fencelock.metrics..",
                     "dev.fencelock.observation..",
                     "dev.fencelock.shedlock..",
