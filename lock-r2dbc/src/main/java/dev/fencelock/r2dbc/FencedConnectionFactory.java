@@ -4,7 +4,6 @@ import dev.fencelock.FencingContext;
 import dev.fencelock.FencingContext.Fence;
 import dev.fencelock.FencingTokenRejectedException;
 import dev.fencelock.LockException;
-import dev.fencelock.context.FencingContextAccessor;
 import dev.fencelock.jdbc.FenceDialect;
 import dev.fencelock.jdbc.FenceGuard;
 import dev.fencelock.jdbc.FenceStatements;
@@ -44,8 +43,11 @@ import reactor.util.context.ContextView;
  */
 public final class FencedConnectionFactory implements ConnectionFactory, Wrapped<ConnectionFactory> {
 
-    /** The Reactor Context key of the fences: the same key as Micrometer context propagation's. */
-    public static final String CONTEXT_KEY = FencingContextAccessor.KEY;
+    /**
+     * The Reactor Context key of the fences, {@link FencingContext#CONTEXT_KEY}: where a reactive
+     * locked call puts them, and the key of Micrometer context propagation.
+     */
+    public static final String CONTEXT_KEY = FencingContext.CONTEXT_KEY;
 
     private final ConnectionFactory target;
 

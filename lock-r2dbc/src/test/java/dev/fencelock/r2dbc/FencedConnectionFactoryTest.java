@@ -8,13 +8,11 @@ import dev.fencelock.FencingContext.Fence;
 import dev.fencelock.FencingTokenRejectedException;
 import dev.fencelock.FencingTokenRejectedException.RefusedBy;
 import dev.fencelock.LockException;
-import dev.fencelock.context.FencingContextAccessor;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import reactor.core.publisher.Flux;
@@ -37,11 +35,6 @@ class FencedConnectionFactoryTest {
             this.closeables.get(i).close();
         }
         assertThat(FencingContext.all()).isEmpty();
-    }
-
-    @Test
-    void contextKeyIsTheKeyOfMicrometersContextPropagation() {
-        assertThat(FencedConnectionFactory.CONTEXT_KEY).isEqualTo(FencingContextAccessor.KEY);
     }
 
     @ParameterizedTest
