@@ -139,9 +139,11 @@ class ZombieWriterTest {
     }
 
     private LockClient client(String endpoint) {
+        // A fresh client's first call sets up its channel; on a loaded machine that took over 2 s. The
+        // stall under test is the proxy's blackhole and the lease's local deadline, not this timeout.
         EtcdLockBackend backend = EtcdLockBackend.builder()
                 .endpoints(endpoint)
-                .requestTimeout(Duration.ofSeconds(2))
+                .requestTimeout(Duration.ofSeconds(10))
                 .build();
         return LockClient.builder(backend).build();
     }
