@@ -147,7 +147,8 @@ class R2dbcZombieWriterTest {
     private LockClient client(String endpoint) {
         EtcdLockBackend backend = EtcdLockBackend.builder()
                 .endpoints(endpoint)
-                .requestTimeout(Duration.ofSeconds(2))
+                // A fresh client's first call sets up its channel, which took over 2 s on a loaded machine.
+                .requestTimeout(Duration.ofSeconds(10))
                 .build();
         return LockClient.builder(backend).build();
     }
