@@ -228,9 +228,12 @@ public final class FenceGuard {
      * production prefer adding {@link FenceDialect#createTableSql(FenceTable)} to your migrations.
      */
     public void createTableIfMissing(Connection connection) throws SQLException {
-        try (Statement statement = connection.createStatement()) {
-            statement.execute(dialect(connection).createTableSql(this.table));
-        }
+        FenceDialect dialect = dialect(connection);
+        SchemaChanges.serialized(connection, dialect, () -> {
+            try (Statement statement = connection.createStatement()) {
+                statement.execute(dialect.createTableSql(this.table));
+            }
+        });
     }
 
     /** The tables whose triggers check the fence in the database ({@link FenceProtection}); empty when none. */
@@ -257,24 +260,17 @@ public final class FenceGuard {
         return this.boundIdleTransactions;
     }
 
-    /** Installs (or replaces) the protection of every protected table; see {@link FenceProtection#ddl}. */
+    /**
+     * Installs (or replaces) the protection of every protected table; see {@link FenceProtection#ddl}.
+     * Instances that start together may all call this at once: their changes run one after another.
+     */
     public void protectTables(Connection connection) throws SQLException {
         FenceDialect dialect = dialect(connection);
-        try (Statement statement = connection.createStatement()) {
+        SchemaChanges.serialized(connection, dialect, () -> {
             for (String table : this.protectedTables) {
-                for (String sql : FenceProtection.ddl(dialect, this.table, table)) {
-                    try {
-                        statement.execute(sql);
-                    } catch (SQLException ex) {
-                        throw new SQLException(
-                                "Could not protect table '" + table + "' (does it exist yet? Protect it"
-                                        + " after the migration that creates it): " + ex.getMessage(),
-                                ex.getSQLState(),
-                                ex);
-                    }
-                }
+                FenceProtection.install(connection, dialect, this.table, table);
             }
-        }
+        });
     }
 
     /** The protected tables that do not carry FenceLock's triggers in {@code connection}'s database. */

@@ -8,6 +8,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -280,6 +281,24 @@ public final class FenceProtection {
             case "45F03" -> NESTED;
             default -> sqlState;
         };
+    }
+
+    /** Runs {@link #ddl} for {@code table} on {@code connection}, naming the table when a statement fails. */
+    static void install(Connection connection, FenceDialect dialect, FenceTable fence, String table)
+            throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            for (String sql : ddl(dialect, fence, table)) {
+                try {
+                    statement.execute(sql);
+                } catch (SQLException ex) {
+                    throw new SQLException(
+                            "Could not protect table '" + table + "' (does it exist yet? Protect it after the"
+                                    + " migration that creates it): " + ex.getMessage(),
+                            ex.getSQLState(),
+                            ex);
+                }
+            }
+        }
     }
 
     /** The name of the routine that checks the fences, one per fence table, beside it. */

@@ -10,6 +10,13 @@ import dev.fencelock.LockException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -136,6 +143,68 @@ class ProtectedTablesTest {
             }
             assertThat(stock.fixture.qty("apple")).isEqualTo(99L);
         }
+    }
+
+    @ParameterizedTest
+    @EnumSource(TestDatabase.class)
+    void instancesThatStartTogetherAllProtectTheSameTables(TestDatabase database) throws Exception {
+        try (ProtectedStock stock = new ProtectedStock(database)) {
+            for (int round = 0; round < 10; round++) {
+                allAtOnce(connection -> stock.guard().build().protectTables(connection), stock.fixture.dataSource);
+            }
+            try (Connection connection = stock.fixture.dataSource.getConnection()) {
+                assertThat(stock.guard().build().unprotectedTables(connection)).isEmpty();
+                assertThatThrownBy(() -> stock.setQty(connection, 1)).isInstanceOf(SQLException.class);
+            }
+            assertThat(stock.fixture.qty("apple")).isEqualTo(100L);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(TestDatabase.class)
+    void instancesThatStartTogetherAllCreateTheSameFenceTable(TestDatabase database) throws Exception {
+        DataSource dataSource = database.dataSource();
+        for (int round = 0; round < 10; round++) {
+            String table = "fence_start_" + round + "_" + Long.toHexString(System.nanoTime());
+            FenceGuard guard = FenceGuard.builder().table(table).build();
+            try {
+                allAtOnce(guard::createTableIfMissing, dataSource);
+            } finally {
+                try (Connection connection = dataSource.getConnection();
+                        Statement statement = connection.createStatement()) {
+                    statement.execute("DROP TABLE IF EXISTS " + table);
+                }
+            }
+        }
+    }
+
+    /** Runs {@code start} on four connections of {@code dataSource} at once, as replicas starting together. */
+    private static void allAtOnce(SqlAction start, DataSource dataSource) throws Exception {
+        int instances = 4;
+        ExecutorService pool = Executors.newFixedThreadPool(instances);
+        try {
+            CyclicBarrier together = new CyclicBarrier(instances);
+            List<Future<?>> starts = new ArrayList<>();
+            for (int i = 0; i < instances; i++) {
+                starts.add(pool.submit(() -> {
+                    try (Connection connection = dataSource.getConnection()) {
+                        together.await(30, TimeUnit.SECONDS);
+                        start.run(connection);
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> instance : starts) {
+                instance.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @FunctionalInterface
+    private interface SqlAction {
+        void run(Connection connection) throws SQLException;
     }
 
     static void bypass(TestDatabase database, Connection connection) throws SQLException {
