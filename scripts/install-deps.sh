@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what FenceLock's tests need on a Debian machine (run as root): etcd for the lock
-# tests, PostgreSQL and MariaDB for the fencing tests, Redis for the benchmark comparison,
+# tests, PostgreSQL and MariaDB for the fencing tests, Redis for the Redis backend and the benchmark
+# comparison, ZooKeeper (the server jar; its tests start their own servers) for the ZooKeeper backend,
 # Prometheus (prometheus and promtool) for the alert-rule tests and the demo's dashboard check,
 # Maven, curl and jq for the build and scripts. Safe to run again: it only calls apt-get when
 # something is missing, and never starts Prometheus as a service (the demo and the tests start
@@ -15,6 +16,8 @@ command -v jq >/dev/null 2>&1 || missing+=(jq)
 # The demo puts instance A behind socat so that it can be partitioned from etcd.
 command -v socat >/dev/null 2>&1 || missing+=(socat)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+# The ZooKeeper backend's tests start their own servers from Debian's jar.
+[ -r /usr/share/java/zookeeper.jar ] || missing+=(zookeeper)
 [ -x /usr/lib/postgresql/15/bin/postgres ] || ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || missing+=(postgresql)
 command -v mariadbd >/dev/null 2>&1 || command -v mysqld >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] || missing+=(mariadb-server)
 
@@ -43,3 +46,4 @@ fi
 etcd --version | sed -n 1p
 mvn -v | sed -n 1p
 promtool --version 2>&1 | sed -n 1p
+dpkg-query -W -f='zookeeper ${Version}\n' zookeeper

@@ -362,12 +362,13 @@ public abstract class LockBackendContract extends MultiLockContract {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("max-wait-timeout");
         assertThat(keysOf(resource)).isZero();
-        // A fraction of a second is rounded up, never down. Read against the clock before the call, 3 s
-        // (less a tenth kept as a margin) ends after 2.5 s on any machine; 2 s would end before.
+        // A fraction of a second is rounded up, never down. Read against the clock before the call, a
+        // lease of 3 s trusted for its trusted share ends after 2.5 s times that share on any machine;
+        // one of 2 s would end before.
         java.time.Instant before = java.time.Instant.now();
         LockLease lease = a.acquire(
                 LockRequest.builder(resource).leaseTtl(Duration.ofMillis(2500)).build());
-        assertThat(lease.expiresAt()).isAfter(before.plusMillis(2500));
+        assertThat(lease.expiresAt()).isAfter(before.plusMillis(Math.round(2500 * leaseTrustedShare())));
         lease.release();
     }
 }

@@ -41,6 +41,15 @@ public abstract class LockBackendContractSupport {
     }
 
     /**
+     * The share of a lease's TTL for which a holder trusts its lock at least, from the moment it
+     * asked: 0.9 where the store's lease runs from the renewal's arrival (etcd: a tenth is kept as
+     * a margin); less where the store learns of a renewal later (ZooKeeper).
+     */
+    protected double leaseTrustedShare() {
+        return 0.9;
+    }
+
+    /**
      * How long the store may take for anything these tests await: a give-up time for a loaded
      * machine, never a measure of speed (what must happen is awaited, and ends the wait when it does).
      */

@@ -1,0 +1,99 @@
+package dev.fencelock.zookeeper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.fencelock.LockClient;
+import dev.fencelock.LockLease;
+import dev.fencelock.LockLostException;
+import dev.fencelock.LockRequest;
+import dev.fencelock.test.fault.FaultProxy;
+import dev.fencelock.test.zookeeper.ZooKeeperEnsemble;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The ZooKeeper backend's guarantees under faults injected into real servers and connections. */
+class ZooKeeperFaultTest {
+
+    private final List<AutoCloseable> closeables = new ArrayList<>();
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (int i = this.closeables.size() - 1; i >= 0; i--) {
+            this.closeables.get(i).close();
+        }
+    }
+
+    @Test
+    void tokensKeepGrowingWhenTheLeaderDiesBecauseANewLeaderStartsANewEpoch() throws Exception {
+        ZooKeeperEnsemble ensemble = closeLater(ZooKeeperEnsemble.start(3));
+        LockClient client = closeLater(client(ensemble.connectString()));
+        LockRequest request = LockRequest.builder("leader-change").build();
+        long before;
+        try (LockLease lease = client.acquire(request)) {
+            before = lease.fencingToken();
+        }
+        ZooKeeperEnsemble.Member leader = ensemble.leader();
+        leader.kill();
+        long after;
+        // The client reconnects to a surviving member once the two of them have elected a leader.
+        try (LockLease lease = client.acquireAsync(LockRequest.builder("leader-change")
+                        .waitTimeout(Duration.ofSeconds(60))
+                        .build())
+                .get(120, TimeUnit.SECONDS)) {
+            after = lease.fencingToken();
+        }
+        assertThat(after).isGreaterThan(before);
+        // A zxid's high 32 bits are the leader's epoch: the new leader's is larger.
+        assertThat(after >>> 32).isGreaterThan(before >>> 32);
+    }
+
+    @Test
+    void aHolderCutOffFromZooKeeperStopsTrustingItsLockBeforeTheNextHolderGetsIt() throws Exception {
+        ZooKeeperEnsemble ensemble = closeLater(ZooKeeperEnsemble.standalone());
+        ZooKeeperEnsemble.Member server = ensemble.members().get(0);
+        FaultProxy proxy = closeLater(FaultProxy.start("127.0.0.1", server.clientPort()));
+        LockClient cutOff = closeLater(client("127.0.0.1:" + proxy.port()));
+        LockClient next = closeLater(client(ensemble.connectString()));
+        LockRequest request =
+                LockRequest.builder("cut-off").leaseTtl(Duration.ofSeconds(3)).build();
+        LockLease held = cutOff.acquire(request);
+        CompletableFuture<Instant> lostAt = new CompletableFuture<>();
+        held.onLost(lost -> lostAt.complete(Instant.now()));
+
+        proxy.blackhole();
+        CompletableFuture<LockLease> waiting = next.acquireAsync(LockRequest.builder("cut-off")
+                .waitTimeout(Duration.ofSeconds(60))
+                .build());
+        LockLease successor = waiting.get(90, TimeUnit.SECONDS);
+        Instant grantedAt = Instant.now();
+
+        // The ensemble expired the holder's session; the holder had stopped trusting the lock before.
+        assertThat(held.isValid()).isFalse();
+        assertThat(held.expiresAt()).isBefore(grantedAt);
+        assertThat(lostAt.get(30, TimeUnit.SECONDS)).isBefore(grantedAt);
+        assertThat(successor.fencingToken()).isGreaterThan(held.fencingToken());
+
+        proxy.restore();
+        assertThatThrownBy(held::renew).isInstanceOf(LockLostException.class);
+        successor.release();
+    }
+
+    private LockClient client(String connectString) {
+        return LockClient.builder(ZooKeeperLockBackend.builder()
+                        .connectString(connectString)
+                        .build())
+                .build();
+    }
+
+    private <T extends AutoCloseable> T closeLater(T closeable) {
+        this.closeables.add(closeable);
+        return closeable;
+    }
+}
