@@ -36,6 +36,7 @@ import org.springframework.context.annotation.Import;
     LockBackendConfigurations.InMemory.class,
     LockBackendConfigurations.EtcdBackendMissing.class,
     LockBackendConfigurations.RedisBackendMissing.class,
+    LockBackendConfigurations.ZooKeeperBackendMissing.class,
     DistributedLockAdvisorConfiguration.class
 })
 public final class FenceLockAutoConfiguration {

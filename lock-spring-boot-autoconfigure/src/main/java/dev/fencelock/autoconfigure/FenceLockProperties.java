@@ -56,6 +56,8 @@ public class FenceLockProperties implements InitializingBean {
 
     private final Redis redis = new Redis();
 
+    private final ZooKeeper zookeeper = new ZooKeeper();
+
     private final Audit audit = new Audit();
 
     private final Health health = new Health();
@@ -146,6 +148,10 @@ public class FenceLockProperties implements InitializingBean {
         return this.redis;
     }
 
+    public ZooKeeper getZookeeper() {
+        return this.zookeeper;
+    }
+
     public FencingProperties getFencing() {
         return this.fencing;
     }
@@ -180,7 +186,64 @@ public class FenceLockProperties implements InitializingBean {
          * Redis, through Lettuce, where {@code spring.data.redis.*} points: an efficiency lock whose
          * tokens are not fencing tokens.
          */
-        REDIS
+        REDIS,
+
+        /**
+         * A ZooKeeper ensemble, through its own client: fencing tokens from the nodes' creation
+         * zxids, one session per lease TTL.
+         */
+        ZOOKEEPER
+    }
+
+    /** Settings of the ZooKeeper backend. */
+    public static class ZooKeeper {
+
+        /** The ensemble's servers, comma-separated {@code host:port} pairs. */
+        private String connectString = "localhost:2181";
+
+        /**
+         * The timeout of the session that health checks and the endpoint use while no lock holds a
+         * session; it must lie within the servers' minSessionTimeout and maxSessionTimeout.
+         */
+        private Duration administrationSessionTimeout = Duration.ofSeconds(10);
+
+        /** User of ZooKeeper's digest scheme; with one, the nodes are readable and writable by that user only. */
+        private @Nullable String username;
+
+        /** Password of the digest user. */
+        private @Nullable String password;
+
+        public String getConnectString() {
+            return this.connectString;
+        }
+
+        public void setConnectString(String connectString) {
+            this.connectString = connectString;
+        }
+
+        public Duration getAdministrationSessionTimeout() {
+            return this.administrationSessionTimeout;
+        }
+
+        public void setAdministrationSessionTimeout(Duration administrationSessionTimeout) {
+            this.administrationSessionTimeout = administrationSessionTimeout;
+        }
+
+        public @Nullable String getUsername() {
+            return this.username;
+        }
+
+        public void setUsername(@Nullable String username) {
+            this.username = username;
+        }
+
+        public @Nullable String getPassword() {
+            return this.password;
+        }
+
+        public void setPassword(@Nullable String password) {
+            this.password = password;
+        }
     }
 
     /** Settings of the Redis backend; where Redis is comes from {@code spring.data.redis.*}. */

@@ -11,8 +11,9 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * The lock backends that need no module of their own: in-memory, and a clear failure when the
- * etcd or Redis module is missing. The etcd and Redis backends themselves are {@code
- * FenceLockEtcdAutoConfiguration}'s and {@code FenceLockRedisAutoConfiguration}'s.
+ * etcd, Redis or ZooKeeper module is missing. The backends themselves are {@code
+ * FenceLockEtcdAutoConfiguration}'s, {@code FenceLockRedisAutoConfiguration}'s and {@code
+ * FenceLockZooKeeperAutoConfiguration}'s.
  * Each backs off when the application defines its own {@link LockBackend} or {@link LockClient}.
  */
 final class LockBackendConfigurations {
@@ -53,6 +54,19 @@ final class LockBackendConfigurations {
         @ConditionalOnMissingBean({LockBackend.class, LockClient.class})
         LockBackend redisLockBackend() {
             throw new LockBackendMissingException("redis", "dev.fencelock:lock-redis");
+        }
+    }
+
+    /** Fails with a clear message instead of a missing-bean error when the ZooKeeper backend is absent. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnMissingClass("dev.fencelock.zookeeper.ZooKeeperLockBackend")
+    @Conditional(OnLockBackendCondition.ZooKeeper.class)
+    static class ZooKeeperBackendMissing {
+
+        @Bean
+        @ConditionalOnMissingBean({LockBackend.class, LockClient.class})
+        LockBackend zooKeeperLockBackend() {
+            throw new LockBackendMissingException("zookeeper", "dev.fencelock:lock-zookeeper");
         }
     }
 }

@@ -50,4 +50,12 @@ public abstract class OnLockBackendCondition extends SpringBootCondition {
             super(FenceLockProperties.Backend.REDIS);
         }
     }
+
+    /** Matches {@code fencelock.backend=zookeeper}. */
+    public static final class ZooKeeper extends OnLockBackendCondition {
+
+        public ZooKeeper() {
+            super(FenceLockProperties.Backend.ZOOKEEPER);
+        }
+    }
 }

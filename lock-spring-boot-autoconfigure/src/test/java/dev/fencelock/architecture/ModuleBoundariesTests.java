@@ -53,6 +53,22 @@ class ModuleBoundariesTests {
             .resideInAPackage("io.lettuce..");
 
     @ArchTest
+    static final ArchRule onlyTheZooKeeperAutoConfigurationKnowsTheZooKeeperBackend = noClasses()
+            .that()
+            .resideOutsideOfPackages("dev.fencelock.zookeeper..", "dev.fencelock.autoconfigure.zookeeper..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAPackage("dev.fencelock.zookeeper..");
+
+    @ArchTest
+    static final ArchRule theZooKeeperClientStaysInsideTheZooKeeperModule = noClasses()
+            .that()
+            .resideOutsideOfPackage("dev.fencelock.zookeeper..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAPackage("org.apache.zookeeper..");
+
+    @ArchTest
     static final ArchRule springStaysInTheSpringLayer = noClasses()
             .that()
             .resideInAnyPackage(
@@ -62,6 +78,7 @@ class ModuleBoundariesTests {
                     "dev.fencelock.audit..",
                     "dev.fencelock.etcd..",
                     "dev.fencelock.redis..",
+                    "dev.fencelock.zookeeper..",
                     "dev.fencelock.jdbc..",
                     "dev.fencelock.jpa..",
                     "dev.fencelock.r2dbc..",

@@ -51,6 +51,14 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
 
     /** Starts {@code size} servers (1 or 3) and waits until they serve: standalone or with a leader. */
     public static ZooKeeperEnsemble start(int size) {
+        return start(size, "");
+    }
+
+    /**
+     * Like {@link #start(int)}, with {@code extraConfig} (lines such as {@code
+     * maxSessionTimeout=5000}) added to every member's configuration, where they override the kit's.
+     */
+    public static ZooKeeperEnsemble start(int size, String extraConfig) {
         if (size != 1 && size != 3) {
             throw new IllegalArgumentException("An ensemble of 1 or 3 servers, not " + size);
         }
@@ -61,7 +69,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         IllegalStateException last = null;
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
             try {
-                return startOnce(size);
+                return startOnce(size, extraConfig);
             } catch (IllegalStateException ex) {
                 last = ex;
             }
@@ -69,7 +77,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         throw new IllegalStateException("ZooKeeper did not start in " + ATTEMPTS + " attempts", last);
     }
 
-    private static ZooKeeperEnsemble startOnce(int size) {
+    private static ZooKeeperEnsemble startOnce(int size, String extraConfig) {
         Path directory;
         try {
             directory = Files.createTempDirectory("fencelock-zookeeper-");
@@ -92,7 +100,8 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
                         .append('\n');
             }
             for (int id = 1; id <= size; id++) {
-                members.add(new Member(id, base + 3 * (id - 1), directory.resolve("member-" + id), servers.toString()));
+                members.add(new Member(
+                        id, base + 3 * (id - 1), directory.resolve("member-" + id), servers + extraConfig + "\n"));
             }
             members.forEach(Member::start);
             // Two minutes: an election on a loaded machine; a member that exits ends the wait at once.

@@ -1,0 +1,5 @@
+/** Auto-configuration of the ZooKeeper lock backend. */
+@NullMarked
+package dev.fencelock.autoconfigure.zookeeper;
+
+import org.jspecify.annotations.NullMarked;
