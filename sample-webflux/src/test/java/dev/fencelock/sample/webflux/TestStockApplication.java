@@ -1,5 +1,7 @@
 package dev.fencelock.sample.webflux;
 
+import java.util.Arrays;
+import java.util.UUID;
 import org.springframework.boot.SpringApplication;
 
 /**
@@ -13,8 +15,12 @@ public final class TestStockApplication {
     private TestStockApplication() {}
 
     public static void main(String[] args) {
+        // Each run's etcd starts its revisions afresh while PostgreSQL keeps the fence rows of earlier
+        // runs: a scope of the run's own keeps their tokens apart, as for any two etcd clusters.
+        String[] withScope = Arrays.copyOf(args, args.length + 1);
+        withScope[args.length] = "--fencelock.fencing.scope=local-" + UUID.randomUUID();
         SpringApplication.from(StockApplication::main)
                 .with(TestEtcdConfiguration.class)
-                .run(args);
+                .run(withScope);
     }
 }
