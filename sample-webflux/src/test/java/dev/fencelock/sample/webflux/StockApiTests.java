@@ -117,7 +117,7 @@ class StockApiTests {
         this.api = new StockClient(this.port);
         this.database = new StockDatabase(this.environment.getRequiredProperty("spring.r2dbc.url"), this.fenceGuard);
         this.sku = "test-" + UUID.randomUUID();
-        awaitLocking(this.locks);
+        SessionWarmUp.awaitLocking(this.locks);
     }
 
     private void stock(int quantity) {
@@ -264,19 +264,5 @@ class StockApiTests {
         ResponseEntity<String> level = this.api.level(this.sku).block(HANG);
         assertThat(level.getStatusCode()).isEqualTo(HttpStatus.OK);
         assertThat(readLong(level, "$.quantity")).isEqualTo(2);
-    }
-
-    /**
-     * Waits until the application's lock client can take a lock: opening the etcd connection and
-     * session, or reconnecting after a cut link, takes seconds on a busy machine.
-     */
-    private static void awaitLocking(LockClient locks) {
-        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> {
-            try (LockLease lease = locks.acquire(LockRequest.builder("warm-up")
-                    .waitTimeout(Duration.ofSeconds(5))
-                    .build())) {
-                return lease.isValid();
-            }
-        });
     }
 }
