@@ -21,6 +21,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -144,10 +145,8 @@ class StockApiTests {
                 .allSatisfy(response -> assertThat(response.getStatusCode()).isEqualTo(HttpStatus.OK));
         assertThat(this.database.quantity(this.sku)).isEqualTo(start - reservations);
         assertThat(responses.stream().map(response -> readLong(response, "$.quantity")))
-                .containsExactlyInAnyOrderElementsOf(Flux.range(start - reservations, reservations)
-                        .map(Integer::longValue)
-                        .collectList()
-                        .block());
+                .containsExactlyInAnyOrderElementsOf(
+                        LongStream.range(start - reservations, start).boxed().toList());
         List<HeldIntervals.Interval> held = this.heldIntervals.of(this.sku);
         assertThat(held).hasSize(reservations);
         for (int i = 1; i < held.size(); i++) {
