@@ -1,0 +1,3 @@
+/** Tests of the reactive sample stock service against real etcd and PostgreSQL. */
+@org.jspecify.annotations.NullMarked
+package dev.fencelock.sample.webflux;
