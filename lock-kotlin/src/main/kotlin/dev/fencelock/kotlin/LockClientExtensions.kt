@@ -13,9 +13,11 @@ import kotlin.coroutines.coroutineContext
 import kotlin.coroutines.resume
 import kotlin.coroutines.resumeWithException
 import kotlinx.coroutines.NonCancellable
+import kotlinx.coroutines.reactor.ReactorContext
 import kotlinx.coroutines.future.await
 import kotlinx.coroutines.suspendCancellableCoroutine
 import kotlinx.coroutines.withContext
+import reactor.util.context.Context
 
 /**
  * Runs [block] while holding the lock of [resource], without blocking a thread while waiting for it.
@@ -23,8 +25,10 @@ import kotlinx.coroutines.withContext
  * The lock is acquired with [LockClient.acquireAsync], held across the block's suspension points,
  * and released when the block returns, fails or is cancelled; cancelling the coroutine while it
  * waits abandons the wait. Inside the block the fence is in the coroutine context ([currentFence])
- * and in [FencingContext] on whichever thread the block runs. Inside a block that holds the same
- * resource, the lock is re-entered: same token, no call to the store.
+ * and in [FencingContext] on whichever thread the block runs, and in the Reactor context under
+ * [FencingContext.CONTEXT_KEY] for the Monos it awaits. Inside a block or a locked suspend function
+ * that holds the same resource, the lock is re-entered: same token, no call to the store; so is a
+ * locked `Mono` or suspend function of the same key called inside the block.
  *
  * @param waitTimeout how long to wait for the lock, or `null` for the client's default
  * @param leaseTtl the lease's time to live, or `null` for the client's default
@@ -54,7 +58,10 @@ suspend fun <T> LockClient.withLock(request: LockRequest, block: suspend (LockLe
     try {
         val fence = FencingContext.Fence(lease.resource(), lease.fencingToken(), lease)
         val element = enclosing?.plus(listOf(fence)) ?: FenceElement(listOf(fence))
-        return withContext(element) { block(lease) }
+        // In the Reactor context too: a locked Mono or suspend function awaited inside re-enters the lock.
+        val reactor = coroutineContext[ReactorContext]?.context ?: Context.empty()
+        val carried = ReactorContext(reactor.put(FencingContext.CONTEXT_KEY, element.fences))
+        return withContext(element + carried) { block(lease) }
     } finally {
         // Also when cancelled: the lock must go back to the store.
         withContext(NonCancellable) { lease.releaseAsync().await() }

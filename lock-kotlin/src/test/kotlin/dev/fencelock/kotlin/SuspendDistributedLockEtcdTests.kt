@@ -165,6 +165,15 @@ class SuspendDistributedLockEtcdTests {
     }
 
     @Test
+    fun lockedFunctionCalledInsideWithLockOfTheSameKeyShouldReenterWithTheSameToken() = verify {
+        val (outer, inner) = client.withLock("suspend:inside-with-lock") { lease ->
+            lease.fencingToken() to service.immediately("inside-with-lock")
+        }
+        assertThat(inner).isEqualTo(outer)
+        assertThat(client.heldCount()).isZero()
+    }
+
+    @Test
     fun lockedFunctionCalledFromOutsideAnyLockShouldNotSeeAStaleFence() = verify {
         service.fences("first")
         assertThat(FencingContext.current()).isEmpty()
