@@ -10,6 +10,7 @@ import dev.fencelock.annotation.DistributedLock
 import dev.fencelock.annotation.LockNotAcquiredPolicy
 import dev.fencelock.test.etcd.EtcdClusterExtension
 import java.util.concurrent.CopyOnWriteArrayList
+import kotlin.coroutines.coroutineContext
 import java.util.concurrent.atomic.AtomicBoolean
 import java.util.concurrent.atomic.AtomicInteger
 import kotlinx.coroutines.CompletableDeferred
@@ -20,6 +21,7 @@ import kotlinx.coroutines.awaitCancellation
 import kotlinx.coroutines.cancelAndJoin
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.future.await
+import kotlinx.coroutines.reactor.ReactorContext
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.withContext
@@ -84,6 +86,7 @@ class SuspendDistributedLockEtcdTests {
         assertThat(seen.onIoThread).isEqualTo(seen.inContext)
         assertThat(seen.ioThread).isNotEqualTo(seen.callerThread)
         assertThat(seen.afterIo).isEqualTo(seen.inContext)
+        assertThat(seen.inReactorContext).isEqualTo(seen.inContext)
         assertThat(FencingContext.current()).isEmpty()
         assertThat(currentFence()).isNull()
     }
@@ -188,6 +191,7 @@ class SuspendDistributedLockEtcdTests {
         val inContext: FencingContext.Fence?,
         val onIoThread: FencingContext.Fence?,
         val afterIo: FencingContext.Fence?,
+        val inReactorContext: FencingContext.Fence?,
         val callerThread: String,
         val ioThread: String,
     )
@@ -221,7 +225,19 @@ class SuspendDistributedLockEtcdTests {
                 ioThread = Thread.currentThread().name
                 FencingContext.current().orElse(null)
             }
-            return Seen(inContext, onIoThread, FencingContext.current().orElse(null), callerThread, ioThread)
+            // What an R2DBC call awaited here would carry to FencedConnectionFactory.
+            val inReactorContext = coroutineContext[ReactorContext]
+                ?.context
+                ?.getOrDefault<List<FencingContext.Fence>>(FencingContext.CONTEXT_KEY, emptyList())
+                ?.lastOrNull()
+            return Seen(
+                inContext,
+                onIoThread,
+                FencingContext.current().orElse(null),
+                inReactorContext,
+                callerThread,
+                ioThread,
+            )
         }
 
         @DistributedLock(key = "'suspend:' + #name")
