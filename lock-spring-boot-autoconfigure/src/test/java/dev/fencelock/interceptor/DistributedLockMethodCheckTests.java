@@ -122,13 +122,13 @@ class DistributedLockMethodCheckTests {
     }
 
     @Test
-    void kotlinSuspendFunctionShouldStopStartup() {
+    void kotlinSuspendFunctionWithoutLockKotlinShouldStopStartup() {
         this.runner
                 .withBean(SuspendingService.class)
                 .run((context) -> assertThat(failure(context))
                         .hasMessageContaining("SuspendingService.reserve(String, Continuation)")
                         .hasMessageContaining("Kotlin suspend function")
-                        .hasMessageContaining("acquireAsync"));
+                        .hasMessageContaining("dev.fencelock:lock-kotlin"));
     }
 
     @Test

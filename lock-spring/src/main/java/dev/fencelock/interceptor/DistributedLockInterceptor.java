@@ -51,8 +51,9 @@ import org.springframework.core.env.PropertyResolver;
  * listeners ({@code fencelock.lost.after.commit}). {@link CallTransactionListener} tells the call
  * how its transactions ended.
  *
- * <p>Methods that return a Reactor {@code Mono} or {@code Flux} are locked for each subscription
- * instead, by {@link ReactiveLockCall}.
+ * <p>Methods that return a Reactor {@code Mono} or {@code Flux}, and Kotlin {@code suspend}
+ * functions (which Spring's proxy runs as a {@code Mono}), are locked for each subscription instead,
+ * by {@link ReactiveLockCall}.
  */
 public class DistributedLockInterceptor implements MethodInterceptor {
 

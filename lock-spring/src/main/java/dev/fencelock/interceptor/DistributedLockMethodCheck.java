@@ -15,6 +15,7 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.FactoryBean;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.core.MethodParameter;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
@@ -28,7 +29,8 @@ import org.springframework.util.ReflectionUtils;
  *   <li>reactive return types other than Reactor's {@code Mono} and {@code Flux} (which {@link
  *       ReactiveLockCall} locks for each subscription): the method returns before the publisher
  *       runs, so the lock would be released before the work starts;
- *   <li>Kotlin {@code suspend} functions, for the same reason: they return at their first suspension;
+ *   <li>Kotlin {@code suspend} functions without lock-kotlin, for the same reason: they return at their
+ *       first suspension; and suspend functions that return a Kotlin {@code Flow};
  *   <li>private, final or static methods, beans that are not proxied, and proxies that do not
  *       apply the {@link DistributedLockAdvisor} (built before it existed, or by hand): no lock
  *       would be taken;
@@ -45,8 +47,12 @@ public class DistributedLockMethodCheck implements SmartInitializingSingleton {
     private static final Set<String> REACTIVE_TYPES = Set.of(
             "org.reactivestreams.Publisher", "java.util.concurrent.Flow$Publisher", "kotlinx.coroutines.flow.Flow");
 
-    /** The trailing parameter the Kotlin compiler adds to every {@code suspend} function. */
-    private static final String KOTLIN_CONTINUATION = "kotlin.coroutines.Continuation";
+    private static final String KOTLIN_FLOW = "kotlinx.coroutines.flow.Flow";
+
+    /** What Spring's proxy runs a {@code suspend} function with, as a {@code Mono}. */
+    private static final String COROUTINES_REACTOR = "kotlinx.coroutines.reactor.MonoKt";
+
+    private static final String KOTLIN_REFLECT = "kotlin.reflect.full.KClasses";
 
     private static final List<String> REACTIVE_PACKAGES =
             List.of("reactor.core.publisher.", "io.reactivex.", "io.smallrye.mutiny.");
@@ -168,12 +174,11 @@ public class DistributedLockMethodCheck implements SmartInitializingSingleton {
             return "@DistributedLock methods must not be private, static or final: the proxy cannot intercept"
                     + " them, so no lock would be taken." + callers;
         }
-        if (isSuspendFunction(method)) {
-            return "is a Kotlin suspend function, which the lock cannot cover: it returns to its caller at its"
-                    + " first suspension point, while its work goes on, so the lock would be released before the"
-                    + " work is done. Take the lock inside the coroutine (LockClient.acquireAsync(request).await()"
-                    + " and release in a finally block), or annotate a plain (non-suspend) function and call it"
-                    + " from the coroutine with withContext(Dispatchers.IO) { ... }.";
+        if (LockDefinition.isSuspendFunction(method)) {
+            String problem = suspendProblem(method);
+            if (problem != null) {
+                return problem;
+            }
         }
         String reactive = LockDefinition.isLockablePublisher(method.getReturnType())
                 ? null
@@ -195,11 +200,28 @@ public class DistributedLockMethodCheck implements SmartInitializingSingleton {
         }
     }
 
-    /** Compiled, a {@code suspend fun f(a: A): R} is {@code Object f(A a, Continuation<? super R> c)}. */
-    private static boolean isSuspendFunction(Method method) {
-        Class<?>[] parameters = method.getParameterTypes();
-        return parameters.length > 0
-                && parameters[parameters.length - 1].getName().equals(KOTLIN_CONTINUATION);
+    /**
+     * Why a suspend function cannot be locked, or {@code null}. Spring's proxy runs it as a {@code
+     * Mono} only with kotlinx-coroutines-reactor; lock-kotlin carries the fences into its coroutine.
+     */
+    private static @Nullable String suspendProblem(Method method) {
+        ClassLoader classLoader = DistributedLockMethodCheck.class.getClassLoader();
+        if (!ClassUtils.isPresent(COROUTINES_REACTOR, classLoader)
+                || !ClassUtils.isPresent(KOTLIN_REFLECT, classLoader)
+                || SuspendingCallContext.find().isEmpty()) {
+            return "is a Kotlin suspend function, and the module dev.fencelock:lock-kotlin (which brings"
+                    + " kotlinx-coroutines-reactor and kotlin-reflect) is not on the class path. Without it the"
+                    + " function returns to the proxy at its first suspension point, while its work goes on, so"
+                    + " the lock would be released before the work is done. Add lock-kotlin, or take the lock"
+                    + " inside the coroutine with LockClient.withLock from lock-kotlin.";
+        }
+        if (new MethodParameter(method, -1).getParameterType().getName().equals(KOTLIN_FLOW)) {
+            return "is a suspend function that returns a Kotlin Flow, which the lock cannot cover: the Flow is"
+                    + " collected after the function has returned, so the lock would be released before the"
+                    + " work starts. Return the collected result (a List, for example), or take the lock inside"
+                    + " the flow with LockClient.withLock from lock-kotlin.";
+        }
+        return null;
     }
 
     private static @Nullable String reactiveType(@Nullable Class<?> type) {

@@ -227,12 +227,28 @@ final class LockDefinition {
      * locked ({@link ReactiveLockCall}). Read by name, so no Reactor class is loaded without Reactor.
      */
     boolean returnsPublisher() {
-        return isLockablePublisher(this.method.getReturnType());
+        return isLockablePublisher(this.method.getReturnType()) || isSuspendFunction();
     }
 
-    /** Whether the method returns a {@code Mono} (otherwise a {@code Flux}, when {@link #returnsPublisher()}). */
+    /**
+     * Whether the method returns a {@code Mono} (otherwise a {@code Flux}, when {@link
+     * #returnsPublisher()}). A Kotlin suspend function counts as one: Spring's proxy runs it as a
+     * {@code Mono} that its advice sees, and awaits that {@code Mono} for the caller.
+     */
     boolean returnsMono() {
-        return this.method.getReturnType().getName().equals("reactor.core.publisher.Mono");
+        return this.method.getReturnType().getName().equals("reactor.core.publisher.Mono") || isSuspendFunction();
+    }
+
+    /** Whether the method is a Kotlin {@code suspend} function. */
+    boolean isSuspendFunction() {
+        return isSuspendFunction(this.method);
+    }
+
+    /** Compiled, a {@code suspend fun f(a: A): R} is {@code Object f(A a, Continuation<? super R> c)}. */
+    static boolean isSuspendFunction(Method method) {
+        Class<?>[] parameters = method.getParameterTypes();
+        return parameters.length > 0
+                && parameters[parameters.length - 1].getName().equals("kotlin.coroutines.Continuation");
     }
 
     /** Whether {@code type} is exactly {@code Mono} or {@code Flux}, the publishers a lock can cover. */

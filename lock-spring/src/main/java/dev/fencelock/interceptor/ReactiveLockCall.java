@@ -44,6 +44,10 @@ import reactor.util.context.ContextView;
  * LockLostException}; a loss found at the release turns completion into that exception and a
  * failure into it, with the failure suppressed.
  *
+ * <p>Kotlin {@code suspend} functions take this path too: Spring's proxy runs the function as a
+ * {@code Mono}, which the advice sees, and awaits it for the caller. The function's coroutine gets
+ * the fences in its context through {@link SuspendingCallContext}.
+ *
  * <p>Re-entrancy without a thread: a call re-enters a lock (same token, no store call) when its
  * subscriber's context carries a fence of that resource, which is the case inside the publisher of
  * an enclosing locked call, or when it is subscribed to on a thread that runs an enclosing blocking
@@ -225,7 +229,7 @@ final class ReactiveLockCall {
             return new Flux<Object>() {
                 @Override
                 public void subscribe(CoreSubscriber<? super Object> subscriber) {
-                    proceed(pristine, locks, subscriber);
+                    proceed(pristine, locks, carried, subscriber);
                 }
             }.takeUntilOther(this.lost.asMono())
                     .contextWrite(context -> context.put(FencingContext.CONTEXT_KEY, carried));
@@ -237,9 +241,16 @@ final class ReactiveLockCall {
          * subscribed to, sees them without context propagation.
          */
         @SuppressWarnings("unchecked")
-        private void proceed(MethodInvocation pristine, CallLocks locks, CoreSubscriber<? super Object> subscriber) {
+        private void proceed(
+                MethodInvocation pristine,
+                CallLocks locks,
+                List<Fence> carried,
+                CoreSubscriber<? super Object> subscriber) {
             MethodInvocation invocation =
                     (pristine instanceof ProxyMethodInvocation proxied) ? proxied.invocableClone() : pristine;
+            if (this.definition.isSuspendFunction()) {
+                carryIntoCoroutine(invocation, carried);
+            }
             for (LockLease lease : locks.leases()) {
                 ThreadHolds.enter(lease.resource(), lease);
             }
@@ -260,6 +271,18 @@ final class ReactiveLockCall {
                 fences.close();
                 locks.leases().forEach(lease -> ThreadHolds.exit(lease.resource()));
             }
+        }
+
+        /**
+         * A suspend function runs in a coroutine of the context of its continuation argument (the
+         * clone has its own copy of the arguments): that context gets the fences, for the threads
+         * the function resumes on after each suspension.
+         */
+        private static void carryIntoCoroutine(MethodInvocation invocation, List<Fence> carried) {
+            Object[] arguments = invocation.getArguments();
+            SuspendingCallContext.find()
+                    .ifPresent(context -> arguments[arguments.length - 1] =
+                            context.carrying(arguments[arguments.length - 1], carried));
         }
 
         Mono<Void> release(CallLocks locks) {

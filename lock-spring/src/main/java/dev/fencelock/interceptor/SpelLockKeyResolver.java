@@ -59,7 +59,8 @@ public class SpelLockKeyResolver implements LockKeyResolver {
         for (int i = 0; i < arguments.length; i++) {
             context.setVariable("p" + i, arguments[i]);
             context.setVariable("a" + i, arguments[i]);
-            if (key.names != null && key.names[i] != null) {
+            // A Kotlin suspend function's trailing continuation has no name.
+            if (key.names != null && i < key.names.length && key.names[i] != null) {
                 context.setVariable(key.names[i], arguments[i]);
             }
         }

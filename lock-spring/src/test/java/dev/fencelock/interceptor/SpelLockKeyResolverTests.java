@@ -114,6 +114,17 @@ class SpelLockKeyResolverTests {
                 .isEqualTo("order:5");
     }
 
+    /**
+     * Kotlin's discoverer names a suspend function's parameters but not the continuation the
+     * compiler appends: fewer names than arguments.
+     */
+    @Test
+    void resolveWhenTheLastArgumentHasNoNameShouldResolveTheNamedOnes() {
+        SpelLockKeyResolver firstNamed = new SpelLockKeyResolver(new FirstParameterNamed());
+        assertThat(firstNamed.resolve("'order:' + #orderId", this.ship, new Object[] {5L, null}))
+                .isEqualTo("order:5");
+    }
+
     @Test
     void resolveWhenExpressionDoesNotParseShouldNameIt() {
         assertThatExceptionOfType(InvalidLockKeyException.class)
@@ -158,6 +169,19 @@ class SpelLockKeyResolverTests {
         @Override
         public String[] getParameterNames(Method method) {
             return null;
+        }
+
+        @Override
+        public String[] getParameterNames(java.lang.reflect.Constructor<?> ctor) {
+            return null;
+        }
+    }
+
+    static class FirstParameterNamed implements org.springframework.core.ParameterNameDiscoverer {
+
+        @Override
+        public String[] getParameterNames(Method method) {
+            return new String[] {"orderId"};
         }
 
         @Override
