@@ -283,6 +283,17 @@ public final class FenceProtection {
         };
     }
 
+    /**
+     * The PostgreSQL statement that takes, until its transaction ends, the advisory lock that
+     * FenceLock's own schema changes take ({@link FenceGuard#createTableIfMissing}, {@link
+     * FenceGuard#protectTables}). Code that runs {@link #ddl} through another driver (R2DBC) at
+     * start-up runs it first, in the same transaction, so that instances starting together never
+     * replace the same trigger function at the same moment.
+     */
+    public static String postgresqlSchemaLock() {
+        return SchemaChanges.postgresqlLockSql();
+    }
+
     /** Runs {@link #ddl} for {@code table} on {@code connection}, naming the table when a statement fails. */
     static void install(Connection connection, FenceDialect dialect, FenceTable fence, String table)
             throws SQLException {

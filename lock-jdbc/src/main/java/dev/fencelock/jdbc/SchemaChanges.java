@@ -58,6 +58,10 @@ final class SchemaChanges {
         }
     }
 
+    static String postgresqlLockSql() {
+        return "SELECT pg_advisory_xact_lock(" + POSTGRESQL_KEY + ")";
+    }
+
     private static void postgresql(Connection connection, Change change) throws SQLException {
         boolean autoCommit = connection.getAutoCommit();
         if (autoCommit) {
@@ -65,7 +69,7 @@ final class SchemaChanges {
         }
         try {
             try (Statement statement = connection.createStatement()) {
-                statement.execute("SELECT pg_advisory_xact_lock(" + POSTGRESQL_KEY + ")");
+                statement.execute(postgresqlLockSql());
             }
             change.run();
             if (autoCommit) {

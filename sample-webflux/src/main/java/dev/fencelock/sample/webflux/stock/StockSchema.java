@@ -25,12 +25,6 @@ import reactor.core.publisher.Flux;
 @ConditionalOnBooleanProperty(name = "stock.initialize-schema", matchIfMissing = true)
 class StockSchema implements SmartInitializingSingleton {
 
-    /**
-     * The PostgreSQL advisory lock that FenceLock's own schema changes take (lock-jdbc), so that this
-     * start-up and a JDBC application's never replace the same trigger function at the same moment.
-     */
-    private static final long SCHEMA_CHANGES_LOCK = 0x66656e63656c6f6bL;
-
     private final ConnectionFactory connectionFactory;
 
     private final TransactionalOperator transactions;
@@ -50,7 +44,8 @@ class StockSchema implements SmartInitializingSingleton {
             throw new IllegalStateException("The sample's schema is written for PostgreSQL, not " + product);
         }
         List<String> ddl = new ArrayList<>();
-        ddl.add("SELECT pg_advisory_xact_lock(" + SCHEMA_CHANGES_LOCK + ")");
+        // FenceLock's own schema lock: replicas starting together never replace one trigger function at once.
+        ddl.add(FenceProtection.postgresqlSchemaLock());
         ddl.add("CREATE TABLE IF NOT EXISTS webflux_stock (sku VARCHAR(64) NOT NULL PRIMARY KEY,"
                 + " quantity INT NOT NULL, fence_token BIGINT NOT NULL DEFAULT 0)");
         ddl.add(FenceDialect.POSTGRESQL.createTableSql(this.guard.table()));
