@@ -112,6 +112,8 @@ final class ZooKeeperAcquisition {
                         CreateMode.EPHEMERAL_SEQUENTIAL)
                 .thenApply(created -> {
                     this.backend.events().committed(WriteOperation.ACQUIRE, Duration.ofNanos(System.nanoTime() - sent));
+                    // A create goes through the leader, as a heartbeat does: it confirms the session too.
+                    opened.confirmed(sent);
                     return created;
                 })
                 .exceptionallyCompose(failure -> {
@@ -230,9 +232,15 @@ final class ZooKeeperAcquisition {
 
     private void read(@Nullable List<String> names, @Nullable Throwable failure) {
         if (!this.result.isDone()) {
-            if (failure != null) {
+            ZooKeeperSession opened = Objects.requireNonNull(this.session);
+            if (failure != null && opened.isEnded()) {
+                // The session expired or was closed, and its node went with it.
+                this.result.completeExceptionally(new LockBackendUnavailableException(
+                        "The ZooKeeper session of lock '" + this.resource
+                                + "' ended while it waited; its queue node went with it",
+                        failure));
+            } else if (failure != null) {
                 // No answer: read again a quarter of the session later, or at the next wake-up.
-                ZooKeeperSession opened = Objects.requireNonNull(this.session);
                 this.backend
                         .scheduler()
                         .schedule(this::recheck, Math.max(100, opened.ttlSeconds * 250), TimeUnit.MILLISECONDS);

@@ -85,6 +85,45 @@ class ZooKeeperFaultTest {
         successor.release();
     }
 
+    @Test
+    void aWaiterWhoseSessionExpiresIsToldSoInsteadOfWaitingOutItsTimeout() throws Exception {
+        ZooKeeperEnsemble ensemble = closeLater(ZooKeeperEnsemble.standalone());
+        ZooKeeperEnsemble.Member server = ensemble.members().get(0);
+        FaultProxy proxy = closeLater(FaultProxy.start("127.0.0.1", server.clientPort()));
+        LockClient holder = closeLater(client(ensemble.connectString()));
+        LockClient waiter = closeLater(client("127.0.0.1:" + proxy.port()));
+        LockLease held = holder.acquire(LockRequest.of("expiring-waiter"));
+        CompletableFuture<LockLease> waiting = waiter.acquireAsync(LockRequest.builder("expiring-waiter")
+                .leaseTtl(Duration.ofSeconds(2))
+                .waitTimeout(Duration.ofSeconds(120))
+                .build());
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> ((ZooKeeperLockBackend) holder.backend())
+                                .queue(dev.fencelock.ResourceName.of("expiring-waiter", 255))
+                                .get(30, TimeUnit.SECONDS)
+                                .size()
+                        == 2);
+
+        proxy.blackhole();
+        // The ensemble expires the waiter's 2 s session while nothing gets through; once the waiter
+        // reaches it again, it learns that its session (and its queue node) are gone.
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(60))
+                .until(() -> ((ZooKeeperLockBackend) holder.backend())
+                                .queue(dev.fencelock.ResourceName.of("expiring-waiter", 255))
+                                .get(30, TimeUnit.SECONDS)
+                                .size()
+                        == 1);
+        proxy.restore();
+
+        assertThatThrownBy(() -> waiting.get(60, TimeUnit.SECONDS))
+                .hasCauseInstanceOf(dev.fencelock.LockBackendUnavailableException.class)
+                .hasMessageContaining("ended while it waited");
+        assertThat(held.isValid()).isTrue();
+        held.release();
+    }
+
     private LockClient client(String connectString) {
         return LockClient.builder(ZooKeeperLockBackend.builder()
                         .connectString(connectString)
