@@ -16,6 +16,7 @@ import dev.fencelock.spi.WriteOperation;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -164,6 +165,22 @@ public final class ZooKeeperLockBackend implements LockBackend, LockAdministrati
     /** Sends heartbeats again; locks that were lost meanwhile stay lost. */
     public void resumeRenewals() {
         this.renewalsPaused = false;
+    }
+
+    /**
+     * The live lock sessions of this backend and until when ({@link System#nanoTime()}) each keeps
+     * its locks valid: session id (what {@link dev.fencelock.LockLease#leaseId()} reports) to its
+     * local deadline. A session that ended, or has not connected yet, is not listed. For tests and
+     * operators.
+     */
+    public Map<Long, Long> sessionDeadlines() {
+        Map<Long, Long> deadlines = new HashMap<>();
+        for (ZooKeeperSession session : this.sessions.values()) {
+            if (session.connected.isDone() && !session.connected.isCompletedExceptionally() && !session.isEnded()) {
+                deadlines.put(session.sessionId(), session.validUntilNanos());
+            }
+        }
+        return deadlines;
     }
 
     /** The node of {@code resource}, for tests and operators. */
