@@ -285,6 +285,12 @@ final class ZooKeeperAcquisition {
         LockKind kind = this.command.kind();
         switch (walk.standingOf(kind)) {
             case HOLDS -> {
+                if (!queued.session.isTrusted()) {
+                    // Its heartbeats went unanswered past its local deadline: a lock handed over now would be
+                    // invalid from the start. Asks again once a heartbeat confirmed the session (or it ended).
+                    this.backend.scheduler().schedule(this::recheck, 100, TimeUnit.MILLISECONDS);
+                    return;
+                }
                 if (!this.backend.granted(queued)) {
                     this.result.completeExceptionally(new LockBackendUnavailableException(
                             "The ZooKeeper session or backend ended while lock '" + this.resource + "' was granted"));

@@ -140,6 +140,10 @@ public final class ZooKeeperLockBackend implements LockBackend, LockAdministrati
                         throw gone;
                     }
                     zkLock.session.confirmed(sent);
+                    LockLostException lapsed = zkLock.lostCause();
+                    if (lapsed != null) {
+                        throw lapsed; // the answer came after the lock's local deadline
+                    }
                     return zkLock.validUntilNanos();
                 });
     }

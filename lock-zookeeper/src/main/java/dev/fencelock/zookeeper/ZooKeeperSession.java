@@ -37,6 +37,9 @@ final class ZooKeeperSession implements Watcher {
 
     private static final Logger logger = LoggerFactory.getLogger(ZooKeeperSession.class);
 
+    private static final String DEADLINE_PASSED =
+            "no heartbeat of its ZooKeeper session was answered before its local deadline";
+
     final long ttlSeconds;
 
     private final ZooKeeperLockBackend backend;
@@ -96,6 +99,11 @@ final class ZooKeeperSession implements Watcher {
         return this.validUntilNanos;
     }
 
+    /** Whether this session is before its local deadline: a lock on it may be trusted. */
+    boolean isTrusted() {
+        return System.nanoTime() - this.validUntilNanos < 0;
+    }
+
     boolean isEnded() {
         return this.ended;
     }
@@ -118,12 +126,22 @@ final class ZooKeeperSession implements Watcher {
         return this.locks.size();
     }
 
-    /** The ensemble answered a request that was sent at {@code sentNanos} and went through its leader. */
-    synchronized void confirmed(long sentNanos) {
-        long until = sentNanos + this.validityNanos;
-        if (until - this.validUntilNanos > 0) {
-            this.validUntilNanos = until;
+    /**
+     * The ensemble answered a request that was sent at {@code sentNanos} and went through its leader.
+     * Once its locks passed their local deadline they stay lost: an answer that comes later ends the
+     * session instead of making them valid again.
+     */
+    void confirmed(long sentNanos) {
+        synchronized (this) {
+            if (this.locks.isEmpty() || isTrusted()) {
+                long until = sentNanos + this.validityNanos;
+                if (until - this.validUntilNanos > 0) {
+                    this.validUntilNanos = until;
+                }
+                return;
+            }
         }
+        end(DEADLINE_PASSED, true);
     }
 
     /** Session events, on the client's event thread: connected, expired, refused. */
@@ -172,8 +190,8 @@ final class ZooKeeperSession implements Watcher {
         if (this.ended) {
             return;
         }
-        if (!this.locks.isEmpty() && System.nanoTime() - this.validUntilNanos >= 0) {
-            end("no heartbeat of its ZooKeeper session was answered before its local deadline", true);
+        if (!this.locks.isEmpty() && !isTrusted()) {
+            end(DEADLINE_PASSED, true);
             return;
         }
         if (this.backend.renewalsPaused()) {

@@ -2,11 +2,13 @@ package dev.fencelock.zookeeper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.fencelock.LockClient;
 import dev.fencelock.LockLease;
 import dev.fencelock.LockLostException;
 import dev.fencelock.LockRequest;
+import dev.fencelock.ResourceName;
 import dev.fencelock.test.fault.FaultProxy;
 import dev.fencelock.test.zookeeper.ZooKeeperEnsemble;
 import java.time.Duration;
@@ -123,6 +125,50 @@ class ZooKeeperFaultTest {
                 .hasMessageContaining("ended while it waited");
         assertThat(held.isValid()).isTrue();
         held.release();
+    }
+
+    @Test
+    void aWaiterWhoseHeartbeatsWentUnansweredIsGrantedOnlyOnceItsSessionIsConfirmedAgain() throws Exception {
+        ZooKeeperEnsemble ensemble = closeLater(ZooKeeperEnsemble.standalone());
+        ZooKeeperEnsemble.Member server = ensemble.members().get(0);
+        FaultProxy proxy = closeLater(FaultProxy.start("127.0.0.1", server.clientPort()));
+        LockClient holder = closeLater(client(ensemble.connectString()));
+        ZooKeeperLockBackend waiterBackend = ZooKeeperLockBackend.builder()
+                .connectString("127.0.0.1:" + proxy.port())
+                .build();
+        LockClient waiter = closeLater(LockClient.builder(waiterBackend)
+                // Trusted 2.6 s after an answered heartbeat; the server keeps the session 4 s after its last request.
+                .defaultLeaseTtl(Duration.ofSeconds(4))
+                .build());
+        LockRequest request = LockRequest.builder("unconfirmed-waiter")
+                .waitTimeout(Duration.ofSeconds(60))
+                .build();
+        ResourceName resource = ResourceName.of("unconfirmed-waiter", ResourceName.DEFAULT_MAX_LENGTH);
+        LockLease held = holder.acquire(request);
+        CompletableFuture<LockLease> waiting = waiter.acquireAsync(request);
+        // Whether the lease was valid at the instant it was handed over, before any later heartbeat.
+        CompletableFuture<Boolean> validWhenGranted = waiting.thenApply(LockLease::isValid);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> ((ZooKeeperLockBackend) holder.backend())
+                                .queue(resource)
+                                .get()
+                                .size()
+                        == 2);
+
+        // Its requests still reach the server, which keeps the session; the answers, heartbeats' too, are lost
+        // until its lock session (its only session) passed its local deadline.
+        proxy.blackholeResponses();
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> !waiterBackend.sessionDeadlines().isEmpty()
+                        && waiterBackend.sessionDeadlines().values().stream()
+                                .allMatch(until -> System.nanoTime() - until > 0));
+        held.release();
+        proxy.restore();
+
+        assertThat(validWhenGranted.get(60, TimeUnit.SECONDS))
+                .as("the lease handed to the waiter is valid")
+                .isTrue();
+        waiting.join().release();
     }
 
     private LockClient client(String connectString) {
