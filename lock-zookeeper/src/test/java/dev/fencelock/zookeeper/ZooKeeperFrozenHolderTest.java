@@ -66,9 +66,9 @@ class ZooKeeperFrozenHolderTest {
 
     @AfterEach
     void cleanUp() throws Exception {
-        if (this.holder != null && this.holder.isAlive()) {
-            // A paused process dies of SIGKILL only.
-            ProcessControl.kill(this.holder.pid());
+        if (this.holder != null) {
+            // SIGKILL, which also ends a paused process; nothing happens if it has exited already.
+            this.holder.destroyForcibly();
             this.holder.waitFor(10, TimeUnit.SECONDS);
         }
         if (this.ensemble != null) {
@@ -113,6 +113,7 @@ class ZooKeeperFrozenHolderTest {
         assertThat(report("write ", 60)).startsWith("refused");
         assertThat(value()).isEqualTo(2);
         send("exit");
+        assertThat(this.holder.waitFor(30, TimeUnit.SECONDS)).isTrue();
     }
 
     private void write(FencedDataSource fenced, LockLease lease, long value) throws SQLException {
