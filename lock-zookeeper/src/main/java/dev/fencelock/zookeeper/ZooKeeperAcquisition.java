@@ -2,6 +2,7 @@ package dev.fencelock.zookeeper;
 
 import dev.fencelock.LockAcquisitionTimeoutException;
 import dev.fencelock.LockBackendUnavailableException;
+import dev.fencelock.LockException;
 import dev.fencelock.LockMode;
 import dev.fencelock.LockPermitsMismatchException;
 import dev.fencelock.spi.AcquireCommand;
@@ -278,6 +279,17 @@ final class ZooKeeperAcquisition {
                     + this.resource + "' was deleted while it waited (force-released, or its session expired)"));
             return;
         }
+        for (ZooKeeperPaths.Child other : queue) {
+            if (!other.name().equals(own) && other.requestId().equals(this.command.requestId())) {
+                // Another session's node (or this one's as another kind) carries the same request id.
+                refuse(
+                        queued,
+                        new LockException("Request id '" + this.command.requestId() + "' of lock '"
+                                + this.resource + "' is in use by another session or as another kind of lock; use a new"
+                                + " request id"));
+                return;
+            }
+        }
         QueueWalk walk = new QueueWalk();
         for (int i = 0; i < index; i++) {
             walk.next(queue.get(i).kind());
@@ -301,22 +313,32 @@ final class ZooKeeperAcquisition {
                 }
             }
             case CONFLICTS ->
-                this.result.completeExceptionally(new LockPermitsMismatchException(QueueWalk.conflictMessage(
-                        this.resource, kind, Objects.requireNonNull(walk.conflictingAhead(kind)))));
+                refuse(
+                        queued,
+                        new LockPermitsMismatchException(QueueWalk.conflictMessage(
+                                this.resource, kind, Objects.requireNonNull(walk.conflictingAhead(kind)))));
             case WAITS -> {
                 if (!this.command.waitForRelease()) {
-                    // The node goes before the caller hears "busy", so the caller's next try does not queue behind it.
-                    this.givingUp = true;
-                    LockAcquisitionTimeoutException busy =
-                            new LockAcquisitionTimeoutException("Lock '" + this.resource + "' is held by someone else");
-                    this.backend
-                            .deleteNode(queued.session, queued.path, WriteOperation.RELEASE)
-                            .whenComplete((deleted, failure) -> this.result.completeExceptionally(busy));
+                    refuse(
+                            queued,
+                            new LockAcquisitionTimeoutException(
+                                    "Lock '" + this.resource + "' is held by someone else"));
                     return;
                 }
                 watch(queued.session, queue, index);
             }
         }
+    }
+
+    /**
+     * Ends the attempt with {@code refusal} once its node is deleted, so that the caller's next try
+     * does not queue behind it and a reader of the queue never sees it after the refusal.
+     */
+    private void refuse(ZooKeeperLock queued, LockException refusal) {
+        this.givingUp = true;
+        this.backend
+                .deleteNode(queued.session, queued.path, WriteOperation.RELEASE)
+                .whenComplete((deleted, failure) -> this.result.completeExceptionally(refusal));
     }
 
     /** Watches what this node waits for; reads again at once when it is already gone. */
