@@ -5,6 +5,9 @@ import dev.fencelock.etcd.EtcdLockBackend;
 import dev.fencelock.test.etcd.EtcdCluster;
 import dev.fencelock.test.etcd.EtcdMember;
 import dev.fencelock.test.fault.GrpcFaultProxy;
+import dev.fencelock.test.model.LockSystem;
+import dev.fencelock.test.model.ModelClients;
+import dev.fencelock.test.model.StoreView;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
@@ -56,7 +59,7 @@ final class EtcdLockSystem implements LockSystem, AutoCloseable {
 
     EtcdLockSystem(EtcdCluster cluster) {
         this.cluster = cluster;
-        for (int c = 0; c < StepGenerator.CLIENTS; c++) {
+        for (int c = 0; c < LockSystem.CLIENTS; c++) {
             List<GrpcFaultProxy> routes = new ArrayList<>();
             for (EtcdMember member : cluster.members()) {
                 routes.add(GrpcFaultProxy.forEndpoint(member.clientEndpoint()));
@@ -113,7 +116,7 @@ final class EtcdLockSystem implements LockSystem, AutoCloseable {
 
         EtcdRun(String namespace) {
             this.namespace = namespace;
-            for (int c = 0; c < StepGenerator.CLIENTS; c++) {
+            for (int c = 0; c < LockSystem.CLIENTS; c++) {
                 EtcdLockBackend backend = EtcdLockBackend.builder()
                         .endpoints(proxies.get(c).stream()
                                 .map(GrpcFaultProxy::endpoint)
@@ -257,7 +260,7 @@ final class EtcdLockSystem implements LockSystem, AutoCloseable {
         }
 
         @Override
-        public void loseTxnAnswers(int client, boolean lose) {
+        public void loseWriteAnswers(int client, boolean lose) {
             // One lost answer per route: whichever member the client asks next, its answer is lost.
             proxies.get(client).forEach(proxy -> proxy.dropResponses(GrpcFaultProxy.TXN, lose ? 1 : 0));
         }
@@ -327,9 +330,9 @@ final class EtcdLockSystem implements LockSystem, AutoCloseable {
         }
 
         private void heal() {
-            for (int c = 0; c < StepGenerator.CLIENTS; c++) {
+            for (int c = 0; c < LockSystem.CLIENTS; c++) {
                 keepAlives(c, true);
-                loseTxnAnswers(c, false);
+                loseWriteAnswers(c, false);
             }
             cluster.members().forEach(EtcdMember::resume);
         }

@@ -3,6 +3,8 @@ package dev.fencelock.etcd.model;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencelock.test.etcd.EtcdClusterExtension;
+import dev.fencelock.test.model.ModelCheck;
+import dev.fencelock.test.model.RunStats;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;

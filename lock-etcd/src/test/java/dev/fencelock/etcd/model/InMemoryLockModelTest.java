@@ -2,6 +2,9 @@ package dev.fencelock.etcd.model;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.fencelock.test.model.InMemoryLockSystem;
+import dev.fencelock.test.model.ModelCheck;
+import dev.fencelock.test.model.RunStats;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

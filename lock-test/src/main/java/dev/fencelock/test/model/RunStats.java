@@ -1,12 +1,12 @@
-package dev.fencelock.etcd.model;
+package dev.fencelock.test.model;
 
-import dev.fencelock.etcd.model.Step.Kind;
+import dev.fencelock.test.model.Step.Kind;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /** What a check did, summed over its scripts: the figures a long run reports. */
-final class RunStats {
+public final class RunStats {
 
     private final long startedNanos = System.nanoTime();
 
@@ -50,7 +50,7 @@ final class RunStats {
         return this.scripts;
     }
 
-    synchronized int steps() {
+    public synchronized int steps() {
         return this.executed.values().stream().mapToInt(Integer::intValue).sum();
     }
 

@@ -1,7 +1,7 @@
-package dev.fencelock.etcd.model;
+package dev.fencelock.test.model;
 
 import dev.fencelock.LockLease;
-import dev.fencelock.etcd.model.LockModel.Acquisition;
+import dev.fencelock.test.model.LockModel.Acquisition;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;

@@ -1,4 +1,4 @@
-package dev.fencelock.etcd.model;
+package dev.fencelock.test.model;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;

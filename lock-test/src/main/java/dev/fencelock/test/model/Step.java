@@ -1,4 +1,4 @@
-package dev.fencelock.etcd.model;
+package dev.fencelock.test.model;
 
 import java.time.Duration;
 import java.util.List;

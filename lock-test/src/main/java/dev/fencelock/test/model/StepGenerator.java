@@ -1,9 +1,9 @@
-package dev.fencelock.etcd.model;
+package dev.fencelock.test.model;
 
 import static org.quicktheories.generators.SourceDSL.integers;
 import static org.quicktheories.generators.SourceDSL.lists;
 
-import dev.fencelock.etcd.model.Step.Kind;
+import dev.fencelock.test.model.Step.Kind;
 import java.util.ArrayList;
 import java.util.List;
 import org.quicktheories.core.Gen;

@@ -1,11 +1,11 @@
-package dev.fencelock.etcd.model;
+package dev.fencelock.test.model;
 
 import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /** The lock keys as the store has them, read directly, not through the client under test. */
-interface StoreView {
+public interface StoreView {
 
     /**
      * One lock key.
@@ -28,6 +28,7 @@ interface StoreView {
      * The abandon markers of the run's namespace, as {@code c<client>:resource/requestId}: while one
      * lives, a put of that request id by that client's session is refused (its earlier put had an
      * unknown outcome and was abandoned). Other clients' puts of the same id are not affected.
+     * Empty for a store that keeps no such markers.
      */
     List<String> abandoned();
 

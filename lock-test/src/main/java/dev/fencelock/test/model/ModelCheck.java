@@ -1,4 +1,4 @@
-package dev.fencelock.etcd.model;
+package dev.fencelock.test.model;
 
 import static org.quicktheories.QuickTheory.qt;
 
@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * generating after this long), {@code fencelock.model.seed} (replay a run),
  * {@code fencelock.model.shrinks} (QuickTheories' shrink cycles).
  */
-final class ModelCheck {
+public final class ModelCheck {
 
     private static final Logger logger = LoggerFactory.getLogger(ModelCheck.class);
 
@@ -33,7 +33,7 @@ final class ModelCheck {
      *     examples or the time are used up (a long run), instead of stopping at the first
      * @param shrinkRuns how many runs {@link ScriptShrinker} may spend on one failure
      */
-    record Settings(
+    public record Settings(
             int examples,
             int maxSteps,
             Duration budget,
@@ -43,7 +43,7 @@ final class ModelCheck {
             int shrinkRuns) {
 
         /** The given size, unless system properties ask for another. */
-        static Settings of(int examples, int maxSteps, Duration budget) {
+        public static Settings of(int examples, int maxSteps, Duration budget) {
             return new Settings(
                     Integer.getInteger("fencelock.model.examples", examples),
                     Integer.getInteger("fencelock.model.steps", maxSteps),
@@ -62,7 +62,7 @@ final class ModelCheck {
      * found. Runs that QuickTheories and {@link ScriptShrinker} make while shrinking are not
      * counted in the figures.
      */
-    static RunStats check(LockSystem system, Settings settings) {
+    public static RunStats check(LockSystem system, Settings settings) {
         RunStats stats = new RunStats();
         RunStats shrinking = new RunStats();
         List<ScriptFailure> failures = new ArrayList<>();

@@ -1,4 +1,4 @@
-package dev.fencelock.etcd.model;
+package dev.fencelock.test.model;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;

@@ -1,10 +1,10 @@
-package dev.fencelock.etcd.model;
+package dev.fencelock.test.model;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.fencelock.etcd.model.LockModel.AcquireOutcome;
-import dev.fencelock.etcd.model.LockModel.Acquisition;
-import dev.fencelock.etcd.model.LockModel.State;
+import dev.fencelock.test.model.LockModel.AcquireOutcome;
+import dev.fencelock.test.model.LockModel.Acquisition;
+import dev.fencelock.test.model.LockModel.State;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package dev.fencelock.etcd.model;
+package dev.fencelock.test.model;
 
 import dev.fencelock.LockClient;
 import dev.fencelock.ResourceName;
@@ -18,11 +18,11 @@ import java.util.concurrent.TimeUnit;
  * fresh store per script. An expiry is {@link InMemoryLockBackend#pauseRenewals()}; there are no
  * faults.
  */
-final class InMemoryLockSystem implements LockSystem {
+public final class InMemoryLockSystem implements LockSystem {
 
     private final boolean shared;
 
-    InMemoryLockSystem() {
+    public InMemoryLockSystem() {
         this(true);
     }
 
@@ -159,7 +159,7 @@ final class InMemoryLockSystem implements LockSystem {
         }
 
         @Override
-        public void loseTxnAnswers(int client, boolean lose) {
+        public void loseWriteAnswers(int client, boolean lose) {
             throw new UnsupportedOperationException("the in-memory store has no Txn answers to lose");
         }
 

@@ -1,17 +1,23 @@
-package dev.fencelock.etcd.model;
+package dev.fencelock.test.model;
 
 import dev.fencelock.LockClient;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
-/** A lock store the model is checked against: the in-memory backend, or etcd with its fault tools. */
-interface LockSystem {
+/**
+ * A lock store the model is checked against: the in-memory backend, or a real store (etcd,
+ * ZooKeeper) with its fault tools. {@link ModelCheck#check} runs scripts against it.
+ */
+public interface LockSystem {
 
-    /** For messages: {@code in-memory}, {@code etcd (3 members)}. */
+    /** How many clients every script uses, each with a backend of its own. */
+    int CLIENTS = StepGenerator.CLIENTS;
+
+    /** For messages: {@code in-memory}, {@code etcd (3 members)}, {@code ZooKeeper (3 members)}. */
     String describe();
 
-    /** etcd members a script may restart; 0 for a store that takes no faults. */
+    /** Store members a script may restart; 0 for a store that takes no faults. */
     int members();
 
     /** The lease TTL of every acquisition: short, so that an expiry step costs little. */
@@ -23,7 +29,7 @@ interface LockSystem {
     /** How long the store may take to reach a state the model predicts (a hand-over, a delete, a detected loss). */
     Duration settleTimeout();
 
-    /** Opens {@link StepGenerator#CLIENTS} clients on a namespace of their own. */
+    /** Opens {@link #CLIENTS} clients on a namespace of their own. */
     Run start(String runId);
 
     /** One script's clients and store; closing it closes the clients and heals every fault. */
@@ -36,10 +42,13 @@ interface LockSystem {
         /** Stops (or lets go again) the keep-alives of {@code client}, so that its session lease runs out. */
         void keepAlives(int client, boolean flowing);
 
-        /** The next Txn answers of {@code client} are lost after etcd applied the Txn; {@code false} disarms it. */
-        void loseTxnAnswers(int client, boolean lose);
+        /**
+         * The next answers to the writes of {@code client} (a Txn on etcd, a create or delete on
+         * ZooKeeper) are lost after the store applied them; {@code false} disarms it.
+         */
+        void loseWriteAnswers(int client, boolean lose);
 
-        /** Freezes the leader for {@code pause}, then waits until the cluster has a leader and every member is healthy. */
+        /** Freezes the leader for {@code pause}, then waits until the store has a leader and every member serves. */
         void pauseLeader(Duration pause);
 
         /** Restarts member {@code member} and waits until the cluster is healthy. */

@@ -1,10 +1,10 @@
-package dev.fencelock.etcd.model;
+package dev.fencelock.test.model;
 
 import dev.fencelock.LockClientBuilder;
 import java.time.Duration;
 
 /** The client settings every system under test shares. */
-final class ModelClients {
+public final class ModelClients {
 
     /**
      * Waiters wait for the whole script: a wait timeout firing in the middle of it would be a
@@ -14,7 +14,7 @@ final class ModelClients {
 
     private ModelClients() {}
 
-    static LockClientBuilder configure(LockClientBuilder builder, Duration leaseTtl) {
+    public static LockClientBuilder configure(LockClientBuilder builder, Duration leaseTtl) {
         return builder.defaultLeaseTtl(leaseTtl)
                 .maxWaitTimeout(WAIT)
                 .defaultWaitTimeout(WAIT)
