@@ -345,8 +345,22 @@ final class ZooKeeperAcquisition {
     private void watch(ZooKeeperSession opened, List<ZooKeeperPaths.Child> queue, int index) {
         LockKind kind = this.command.kind();
         if (kind.isSemaphore()) {
-            // Any holder's release may admit a semaphore's waiter.
-            opened.calls.children(this.parent, this.wake);
+            // Any holder's release may admit a semaphore's waiter. The watch is set by a read of its own:
+            // a release between the deciding read and this one fires no event, so a changed answer
+            // means reading again now.
+            java.util.Set<String> decidedOn = new java.util.HashSet<>();
+            queue.forEach(child -> decidedOn.add(child.name()));
+            opened.calls.children(this.parent, this.wake).whenComplete((now, failure) -> {
+                if (failure != null) {
+                    recheck();
+                    return;
+                }
+                java.util.Set<String> seen = new java.util.HashSet<>();
+                ZooKeeperPaths.queue(now).forEach(child -> seen.add(child.name()));
+                if (!decidedOn.equals(seen)) {
+                    recheck();
+                }
+            });
             return;
         }
         ZooKeeperPaths.Child awaited = null;
