@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.fencelock.FencingContext;
 import dev.fencelock.FencingContext.Fence;
 import dev.fencelock.FencingTokenRejectedException;
+import dev.fencelock.LockClient;
+import dev.fencelock.LockLostException;
+import dev.fencelock.ResourceName;
 import dev.fencelock.annotation.DistributedLock;
 import dev.fencelock.autoconfigure.FenceLockAutoConfiguration;
 import dev.fencelock.autoconfigure.etcd.FenceLockEtcdAutoConfiguration;
@@ -20,6 +23,8 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -28,8 +33,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.r2dbc.connection.R2dbcTransactionManager;
+import org.springframework.r2dbc.core.DatabaseClient;
+import org.springframework.transaction.reactive.TransactionalOperator;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.test.StepVerifier;
 
 /**
  * {@code @DistributedLock} on a {@code Mono} and {@link FencedConnectionFactory} together, on etcd
@@ -87,7 +96,9 @@ class ReactiveR2dbcFencingEtcdTests {
                         FenceLockAutoConfiguration.class))
                 .withPropertyValues(
                         "fencelock.etcd.endpoints=" + String.join(",", etcd.endpoints()), "fencelock.lease-ttl=30s")
-                .withBean(StockService.class, () -> new StockService(fenced, this.stockTable));
+                .withBean(StockService.class, () -> new StockService(fenced, this.stockTable))
+                .withBean(
+                        TransactionalStockService.class, () -> new TransactionalStockService(fenced, this.stockTable));
     }
 
     @Test
@@ -126,6 +137,45 @@ class ReactiveR2dbcFencingEtcdTests {
                     .isEqualTo(-1L);
             assertThat(readLong("SELECT qty FROM " + this.stockTable + " WHERE sku = 'apple'"))
                     .isEqualTo(2);
+        });
+    }
+
+    /**
+     * A reactive transaction of Spring's {@link R2dbcTransactionManager} inside the locked {@code Mono}:
+     * the lock is outside the transaction, so a lock lost while it runs cancels it before it commits,
+     * and what it wrote is rolled back, as a blocking method's transaction is refused its commit.
+     */
+    @Test
+    void aLockLostWhileItsReactiveTransactionRunsRollsTheTransactionBack() {
+        runner().run(context -> {
+            TransactionalStockService service = context.getBean(TransactionalStockService.class);
+            LockClient operator = context.getBean(LockClient.class);
+            CountDownLatch written = new CountDownLatch(1);
+
+            StepVerifier.create(service.writeAndWait("apple", 99, written))
+                    .expectSubscription()
+                    .then(() -> {
+                        try {
+                            assertThat(written.await(HANG.toSeconds(), TimeUnit.SECONDS))
+                                    .isTrue();
+                        } catch (InterruptedException ex) {
+                            Thread.currentThread().interrupt();
+                            throw new IllegalStateException(ex);
+                        }
+                        // As an operator's force-release, or an expired lease, would take it.
+                        operator.administration()
+                                .orElseThrow()
+                                .forceRelease(ResourceName.of("stock:apple", 255))
+                                .join();
+                    })
+                    .expectErrorSatisfies(failure -> assertThat(failure)
+                            .isInstanceOf(LockLostException.class)
+                            .hasMessageContaining("'stock:apple'"))
+                    .verify(HANG);
+
+            // The update was written in the transaction, and the transaction never committed.
+            assertThat(readLong("SELECT qty FROM " + this.stockTable + " WHERE sku = 'apple'"))
+                    .isEqualTo(0);
         });
     }
 
@@ -192,6 +242,36 @@ class ReactiveR2dbcFencingEtcdTests {
                     (connection, failure) ->
                             Mono.from(connection.rollbackTransaction()).then(Mono.from(connection.close())),
                     Connection::close);
+        }
+    }
+
+    /** Writes in a transaction of Spring's {@link R2dbcTransactionManager}, under the lock. */
+    static class TransactionalStockService {
+
+        private final DatabaseClient database;
+
+        private final TransactionalOperator transactions;
+
+        private final String table;
+
+        TransactionalStockService(ConnectionFactory fenced, String table) {
+            this.database = DatabaseClient.create(fenced);
+            this.transactions = TransactionalOperator.create(new R2dbcTransactionManager(fenced));
+            this.table = table;
+        }
+
+        /** Updates the row, signals {@code written}, and waits in the open transaction until cancelled. */
+        @DistributedLock(key = "'stock:' + #sku")
+        public Mono<Long> writeAndWait(String sku, long qty, CountDownLatch written) {
+            return this.database
+                    .sql("UPDATE " + this.table + " SET qty = :qty WHERE sku = :sku")
+                    .bind("qty", qty)
+                    .bind("sku", sku)
+                    .fetch()
+                    .rowsUpdated()
+                    .doOnNext(updated -> written.countDown())
+                    .then(Mono.<Long>never())
+                    .as(this.transactions::transactional);
         }
     }
 }
