@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicBoolean
 import java.util.concurrent.atomic.AtomicInteger
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.NonCancellable
 import kotlinx.coroutines.async
 import kotlinx.coroutines.awaitAll
 import kotlinx.coroutines.awaitCancellation
@@ -100,9 +101,23 @@ class SuspendDistributedLockEtcdTests {
 
         holder.cancelAndJoin()
 
-        assertThat(cancelled).isTrue()
         // Waits up to 10 s while the lease lives 30 s: only the release can let this call in.
         assertThat(service.waitingUpTo10s("cancel")).isPositive()
+        // The caller's join does not wait for the function's coroutine; the release does.
+        assertThat(cancelled).isTrue()
+    }
+
+    @Test
+    fun aCancelledFunctionShouldKeepItsLockUntilItsCleanupHasRun() = verify {
+        val inside = CompletableDeferred<Unit>()
+        val cleanedUp = AtomicBoolean()
+        val holder = launch(Dispatchers.Default) { service.hangThenCleanUp("cleanup", inside, cleanedUp) }
+        inside.await()
+
+        holder.cancelAndJoin()
+
+        // The cleanup takes 300 ms after the cancellation: the next holder must come after it.
+        assertThat(service.cleanedUpWhenEntered("cleanup", cleanedUp)).isTrue()
     }
 
     @Test
@@ -252,6 +267,22 @@ class SuspendDistributedLockEtcdTests {
 
         @DistributedLock(key = "'suspend:' + #name", waitTimeout = "10s")
         open suspend fun waitingUpTo10s(name: String): Long = currentFence()!!.token()
+
+        @DistributedLock(key = "'suspend:' + #name")
+        open suspend fun hangThenCleanUp(name: String, inside: CompletableDeferred<Unit>, cleanedUp: AtomicBoolean) {
+            try {
+                inside.complete(Unit)
+                awaitCancellation()
+            } finally {
+                withContext(NonCancellable) {
+                    delay(300)
+                    cleanedUp.set(true)
+                }
+            }
+        }
+
+        @DistributedLock(key = "'suspend:' + #name", waitTimeout = "10s")
+        open suspend fun cleanedUpWhenEntered(name: String, cleanedUp: AtomicBoolean): Boolean = cleanedUp.get()
 
         @DistributedLock(key = "'suspend:' + #name")
         open suspend fun failing(name: String): String {

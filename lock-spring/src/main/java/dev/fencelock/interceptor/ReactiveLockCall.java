@@ -188,6 +188,9 @@ final class ReactiveLockCall {
 
         private final AtomicBoolean reported = new AtomicBoolean();
 
+        /** When the method's code has stopped running: a suspend function's coroutine tells it. */
+        private final FunctionEnd end = new FunctionEnd();
+
         Call(LockDefinition definition, LockCallObserver.Acquiring acquiring, boolean reentered) {
             this.definition = definition;
             this.acquiring = acquiring;
@@ -249,7 +252,7 @@ final class ReactiveLockCall {
             MethodInvocation invocation =
                     (pristine instanceof ProxyMethodInvocation proxied) ? proxied.invocableClone() : pristine;
             if (this.definition.isSuspendFunction()) {
-                carryIntoCoroutine(invocation, carried);
+                carryIntoCoroutine(invocation, carried, this.end);
             }
             for (LockLease lease : locks.leases()) {
                 ThreadHolds.enter(lease.resource(), lease);
@@ -278,20 +281,24 @@ final class ReactiveLockCall {
          * clone has its own copy of the arguments): that context gets the fences, for the threads
          * the function resumes on after each suspension.
          */
-        private static void carryIntoCoroutine(MethodInvocation invocation, List<Fence> carried) {
+        private static void carryIntoCoroutine(MethodInvocation invocation, List<Fence> carried, FunctionEnd end) {
             Object[] arguments = invocation.getArguments();
             SuspendingCallContext.find()
                     .ifPresent(context -> arguments[arguments.length - 1] =
-                            context.carrying(arguments[arguments.length - 1], carried));
+                            context.carrying(arguments[arguments.length - 1], carried, end));
         }
 
+        /**
+         * Releases once the method's code has stopped: a cancelled suspend function's coroutine
+         * runs its {@code finally} blocks first, and they are part of what the lock covers.
+         */
         Mono<Void> release(CallLocks locks) {
-            return Mono.defer(() -> {
+            return Mono.fromFuture(this.end.ended(), true).then(Mono.defer(() -> {
                 this.released = true;
                 return Mono.fromFuture(locks.releaseAsync(), true)
                         .doOnNext(held -> this.heldUntilRelease = held)
                         .then();
-            });
+            }));
         }
 
         Mono<Void> cancelled(CallLocks locks) {
