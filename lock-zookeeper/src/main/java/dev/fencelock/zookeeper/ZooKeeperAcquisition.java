@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
@@ -96,6 +97,67 @@ final class ZooKeeperAcquisition {
         return this.result;
     }
 
+    /**
+     * Starts an acquisition, or joins the waiting one of the same request id in {@code waiting}
+     * (under {@code key}): on etcd the two would share one key, here they share one node.
+     */
+    static CompletableFuture<BackendLock> startOrJoin(
+            ZooKeeperLockBackend backend,
+            AcquireCommand command,
+            Map<String, ZooKeeperAcquisition> waiting,
+            String key) {
+        ZooKeeperAcquisition[] joined = {null};
+        ZooKeeperAcquisition attempt = waiting.compute(key, (k, current) -> {
+            joined[0] = (current != null && current.joinable(command)) ? current : null;
+            return (joined[0] != null) ? current : new ZooKeeperAcquisition(backend, command);
+        });
+        if (joined[0] != null) {
+            return attempt.join(command);
+        }
+        attempt.result.whenComplete((lock, failure) -> waiting.remove(key, attempt));
+        return attempt.start();
+    }
+
+    /** Whether an acquisition of {@code other} may share this one's node: same kind and session, still waiting. */
+    boolean joinable(AcquireCommand other) {
+        return !this.result.isDone()
+                && other.kind().equals(this.command.kind())
+                && other.ttlSeconds() == this.command.ttlSeconds();
+    }
+
+    /**
+     * A second acquisition of this one's request id: it waits for the same node, with a deadline of
+     * its own, and both get the same lock. Like a waiter whose key goes, the first gives up with it:
+     * when either ends without the lock, the node goes and the other fails too.
+     */
+    CompletableFuture<BackendLock> join(AcquireCommand second) {
+        CompletableFuture<BackendLock> joined = new CompletableFuture<>();
+        ScheduledFuture<?> timeout = this.backend
+                .scheduler()
+                .schedule(
+                        () -> joined.completeExceptionally(new LockAcquisitionTimeoutException(
+                                "Lock '" + this.resource + "' stayed busy for the whole wait timeout")),
+                        second.remainingNanos(),
+                        TimeUnit.NANOSECONDS);
+        this.result.whenComplete((lock, failure) -> {
+            timeout.cancel(false);
+            if (failure != null) {
+                joined.completeExceptionally(ZooKeeperLockBackend.unwrap(failure));
+            } else {
+                joined.complete(lock);
+            }
+        });
+        joined.whenComplete((lock, failure) -> {
+            if (failure != null) {
+                this.result.completeExceptionally(new LockException(
+                        "An acquisition of lock '" + this.resource
+                                + "' with the same request id gave up, and the node they shared went with it",
+                        failure));
+            }
+        });
+        return joined;
+    }
+
     /** Creates the node (and the resource's node first when it is missing). */
     private CompletableFuture<ZooKeeperCalls.Created> create(ZooKeeperSession opened) {
         synchronized (this) {
@@ -145,27 +207,37 @@ final class ZooKeeperAcquisition {
                         : CompletableFuture.failedFuture(failure));
     }
 
-    /** This attempt's node, looked for after a sync, or {@code null} when it was never created. */
+    /**
+     * This attempt's node, looked for after a sync, or {@code null} when it was never created. The
+     * name's prefix is not enough: another session's node may carry the same request id.
+     */
     private CompletableFuture<ZooKeeperCalls.@Nullable Created> find(ZooKeeperSession opened) {
         return opened.calls
                 .sync(this.parent)
                 .thenCompose(synced -> opened.calls.children(this.parent, null))
-                .thenCompose(names -> {
-                    for (String name : names) {
-                        if (name.startsWith(this.prefix)) {
-                            String path = this.parent + "/" + name;
-                            return opened.calls
-                                    .exists(path, null)
-                                    .thenApply(stat -> (stat != null && stat.getEphemeralOwner() == opened.sessionId())
-                                            ? new ZooKeeperCalls.Created(path, stat)
-                                            : null);
-                        }
-                    }
-                    return CompletableFuture.completedFuture(null);
-                })
+                .thenCompose(names -> ownNode(
+                        opened,
+                        names.stream()
+                                .filter(name -> name.startsWith(this.prefix))
+                                .toList(),
+                        0))
                 .exceptionallyCompose(failure -> (ZooKeeperCalls.code(failure) == Code.NONODE)
                         ? CompletableFuture.completedFuture(null)
                         : CompletableFuture.failedFuture(failure));
+    }
+
+    /** The first of {@code candidates}, from {@code index} on, that is a node of this session. */
+    private CompletableFuture<ZooKeeperCalls.@Nullable Created> ownNode(
+            ZooKeeperSession opened, List<String> candidates, int index) {
+        if (index == candidates.size()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        String path = this.parent + "/" + candidates.get(index);
+        return opened.calls
+                .exists(path, null)
+                .thenCompose(stat -> (stat != null && stat.getEphemeralOwner() == opened.sessionId())
+                        ? CompletableFuture.completedFuture(new ZooKeeperCalls.Created(path, stat))
+                        : ownNode(opened, candidates, index + 1));
     }
 
     private <T> CompletableFuture<T> delayed(java.util.function.Supplier<CompletableFuture<T>> next) {

@@ -85,6 +85,9 @@ public final class ZooKeeperLockBackend implements LockBackend, LockAdministrati
 
     private final Map<String, ZooKeeperLock> held = new ConcurrentHashMap<>();
 
+    /** Acquisitions still waiting, by resource and request id. */
+    private final Map<String, ZooKeeperAcquisition> waiting = new ConcurrentHashMap<>();
+
     private volatile @Nullable CompletableFuture<Void> namespaceReady;
 
     private volatile boolean renewalsPaused;
@@ -114,7 +117,8 @@ public final class ZooKeeperLockBackend implements LockBackend, LockAdministrati
         if (existing != null && !existing.isReleased() && existing.kind().equals(command.kind())) {
             return CompletableFuture.completedFuture(existing);
         }
-        return new ZooKeeperAcquisition(this, command).start();
+        return ZooKeeperAcquisition.startOrJoin(
+                this, command, this.waiting, heldKey(command.resource().value(), command.requestId()));
     }
 
     @Override

@@ -2,14 +2,17 @@ package dev.fencelock.zookeeper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.fencelock.LockClient;
 import dev.fencelock.LockException;
 import dev.fencelock.LockLease;
 import dev.fencelock.LockRequest;
 import dev.fencelock.ResourceName;
+import dev.fencelock.test.fault.FaultProxy;
 import dev.fencelock.test.zookeeper.ZooKeeperEnsemble;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -57,6 +60,97 @@ class ZooKeeperRequestIdTest {
                 assertThat(first.queue(ResourceName.of("shared-id", 255)).get(30, TimeUnit.SECONDS))
                         .singleElement()
                         .satisfies(entry -> assertThat(entry.fencingToken()).isEqualTo(held.fencingToken()));
+            }
+        }
+    }
+
+    /**
+     * A second acquisition of one client with a waiting acquisition's request id joins it, as on
+     * etcd: one node in the queue, and both callers get the lock with one token when it comes.
+     */
+    @Test
+    void aSecondWaitingAcquisitionOfOneRequestIdJoinsTheFirst() throws Exception {
+        ZooKeeperLockBackend backend = ZooKeeperLockBackend.builder()
+                .connectString(ensemble.connectString())
+                .build();
+        try (LockClient client = LockClient.builder(backend).build()) {
+            LockLease holder = client.acquire(LockRequest.of("joined-id"));
+            LockRequest retried = LockRequest.builder("joined-id")
+                    .requestId("order-8")
+                    .waitTimeout(Duration.ofSeconds(60))
+                    .build();
+            CompletableFuture<LockLease> first = client.acquireAsync(retried);
+            CompletableFuture<LockLease> second = client.acquireAsync(retried);
+            // Queued behind the holder (or, wrongly, refused).
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> first.isDone()
+                            || second.isDone()
+                            || backend.queue(ResourceName.of("joined-id", 255))
+                                            .get(30, TimeUnit.SECONDS)
+                                            .size()
+                                    >= 2);
+            holder.release();
+
+            LockLease a = first.get(30, TimeUnit.SECONDS);
+            LockLease b = second.get(30, TimeUnit.SECONDS);
+            assertThat(a.fencingToken()).isEqualTo(b.fencingToken());
+            assertThat(a.isValid()).isTrue();
+            a.release();
+            assertThat(b.isValid()).isTrue();
+            b.release();
+            assertThat(backend.queue(ResourceName.of("joined-id", 255)).get(30, TimeUnit.SECONDS))
+                    .isEmpty();
+        }
+    }
+
+    /**
+     * A create whose answer was lost is looked for by its name's prefix, which holds the request id:
+     * another session's node of that id, refused a moment later, must not hide the client's own
+     * node, or that node would stay in the queue with its live session and block the lock.
+     */
+    @Test
+    void anAcquisitionRefusedAfterALostAnswerLeavesNoNodeBehind() throws Exception {
+        try (FaultProxy route =
+                FaultProxy.start("127.0.0.1", ensemble.members().get(0).clientPort())) {
+            for (int round = 0; round < 3; round++) {
+                String resource = "lost-answer-" + round;
+                ZooKeeperLockBackend holding = ZooKeeperLockBackend.builder()
+                        .connectString(ensemble.connectString())
+                        .build();
+                try (LockClient holder = LockClient.builder(holding).build();
+                        LockClient lossy = LockClient.builder(ZooKeeperLockBackend.builder()
+                                        .connectString("127.0.0.1:" + route.port())
+                                        .build())
+                                .build()) {
+                    LockRequest request = LockRequest.builder(resource)
+                            .requestId("order-9")
+                            .waitTimeout(Duration.ofSeconds(30))
+                            .build();
+                    LockLease held = holder.acquire(request);
+                    // Opens the session first, so that the create is what loses its answer.
+                    lossy.acquire(LockRequest.builder("warm-up-" + round)
+                                    .waitTimeout(Duration.ofSeconds(30))
+                                    .build())
+                            .release();
+                    route.blackholeResponses();
+                    CompletableFuture<LockLease> refused = lossy.acquireAsync(request);
+                    // The create reaches the server, its answer does not; then the connection is reset.
+                    await().during(Duration.ofMillis(300))
+                            .atMost(Duration.ofSeconds(5))
+                            .until(() -> !refused.isDone());
+                    route.restore();
+
+                    assertThatThrownBy(() -> refused.get(30, TimeUnit.SECONDS))
+                            .hasCauseInstanceOf(LockException.class)
+                            .hasMessageContaining("in use by another session");
+                    await().atMost(Duration.ofSeconds(30))
+                            .untilAsserted(() -> assertThat(holding.queue(ResourceName.of(resource, 255))
+                                            .get(30, TimeUnit.SECONDS))
+                                    .singleElement()
+                                    .satisfies(entry ->
+                                            assertThat(entry.fencingToken()).isEqualTo(held.fencingToken())));
+                    held.release();
+                }
             }
         }
     }
