@@ -138,7 +138,12 @@ final class ModelRun extends RunChecks {
         LockModel.Acquire expected = this.model.acquire(c, resource, requestId);
         Acquisition acquisition = expected.acquisition();
         switch (expected.outcome()) {
-            case GRANTED, REENTERED -> hold(c, acquisition, awaitLease(future, acquisition), true);
+            case GRANTED, REENTERED -> {
+                LockLease lease = grantedUnlessLostToStall(future, acquisition, c);
+                if (lease != null) {
+                    hold(c, acquisition, lease, true);
+                }
+            }
             case QUEUED, JOINED -> {
                 this.attempts.add(new Attempt(acquisition, c, future));
                 // Watched from the instant it is granted, not from when the next check looks.
@@ -161,6 +166,32 @@ final class ModelRun extends RunChecks {
             }
         }
         return step;
+    }
+
+    /**
+     * The lease of an acquire the model grants at once. On a loaded machine the client's session
+     * lease can be lost to a stall while the acquire runs, with no fault injected; the acquire may
+     * then fail with the store unavailable. That counts only if the client lost the session whole,
+     * as {@link #reconcileStalls()} requires, and the new acquisition with it; else it fails the run.
+     */
+    private @Nullable LockLease grantedUnlessLostToStall(
+            CompletableFuture<LockLease> future, Acquisition acquisition, int c) {
+        try {
+            return future.get(timeout().toNanos(), TimeUnit.NANOSECONDS);
+        } catch (ExecutionException ex) {
+            if (ex.getCause() instanceof LockBackendUnavailableException
+                    && reconcileStalls()
+                    && acquisition.state == LockModel.State.LOST) {
+                this.trace.add("   (failed: c" + (c + 1) + " lost its session lease to a stall meanwhile)");
+                return null;
+            }
+            throw fail("the acquire of " + acquisition + " should be granted, but failed: " + ex.getCause());
+        } catch (TimeoutException ex) {
+            throw fail("the acquire of " + acquisition + " should be granted at once, but waited " + timeout());
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
+        }
     }
 
     /**
