@@ -1,6 +1,5 @@
 package dev.fencelock.verification;
 
-import dev.fencelock.test.etcd.EtcdCluster;
 import dev.fencelock.verification.checker.CheckResult;
 import dev.fencelock.verification.checker.DatabaseSnapshot;
 import dev.fencelock.verification.checker.History;
@@ -30,8 +29,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs one campaign run from start to verdict: a fresh three-member etcd with a partitionable peer network, fresh
- * tables, the worker processes; the fault schedule; then the checker on the histories and the tables, and the
+ * Runs one campaign run from start to verdict: a fresh three-member store (etcd with a partitionable peer network,
+ * or a ZooKeeper ensemble), fresh tables, the worker processes; the fault schedule; then the checker on the histories and the tables, and the
  * timeline. Everything it started is stopped by the time it returns or throws.
  */
 public final class Campaign {
@@ -50,16 +49,16 @@ public final class Campaign {
         String runId = String.format(Locale.ROOT, "%08x", new Random().nextInt());
         RunTables tables = new RunTables("vr_" + runId);
         logger.info(
-                "Run {} ({}, {}) in {}",
+                "Run {} ({}, {}, {}) in {}",
                 settings.name(),
+                settings.store().label(),
                 "guard " + settings.guard().label(),
                 settings.faults(),
                 directory);
-        try (EtcdCluster cluster =
-                        EtcdCluster.builder().members(3).peerNetwork().build().start();
+        try (CampaignStore store = CampaignStore.start(settings.store());
                 RunDatabase database = RunDatabase.create(tables, settings.keyNames(), settings.guard());
                 FaultLog log = new FaultLog(directory);
-                Testbed testbed = Testbed.start(cluster, settings, tables, "/verify-" + runId, directory, log)) {
+                Testbed testbed = Testbed.start(store, settings, tables, "/verify-" + runId, directory, log)) {
             long started = System.nanoTime();
             log.runStart(settings.leaseTtl());
             schedule(settings, testbed);
@@ -89,7 +88,7 @@ public final class Campaign {
     private static void schedule(CampaignSettings settings, Testbed testbed) throws Exception {
         long deadline = System.nanoTime() + settings.maxDuration().toNanos();
         Map<FaultKind, Fault> faults = new EnumMap<>(FaultKind.class);
-        settings.faults().forEach(kind -> faults.put(kind, kind.create()));
+        settings.faults().forEach(kind -> faults.put(kind, kind.create(settings.store())));
         Random random = new Random(settings.seed());
         testbed.hold(settings.warmUp());
         ExecutorService companion = Executors.newSingleThreadExecutor(runnable -> {

@@ -2,6 +2,7 @@ package dev.fencelock.verification;
 
 import dev.fencelock.verification.fault.FaultKind;
 import dev.fencelock.verification.worker.Guard;
+import dev.fencelock.verification.worker.Store;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -26,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * side by side per fault) to {@code -Dverify.out} (default {@code target/campaign}). {@code -Dverify.faults=zombie,
  * leader-kill} limits the faults; {@code -Dverify.triggers=false} skips the triggers-only runs, {@code
  * -Dverify.control=false} the control runs; {@code -Dverify.runs=fenced-mixed,control-zombie} runs only the runs
- * named.
+ * named. {@code -Dverify.store=zookeeper} runs on a ZooKeeper ensemble instead of etcd, with the faults that have a
+ * meaning there.
  */
 public final class CampaignMain {
 
@@ -44,7 +46,8 @@ public final class CampaignMain {
         Duration maxPerRun = Duration.ofMinutes(Long.getLong("verify.maxMinutes", 15));
         boolean triggers = Boolean.parseBoolean(System.getProperty("verify.triggers", "true"));
         boolean control = Boolean.parseBoolean(System.getProperty("verify.control", "true"));
-        List<FaultKind> faults = faults(System.getProperty("verify.faults", ""));
+        Store store = Store.of(System.getProperty("verify.store", Store.ETCD.label()));
+        List<FaultKind> faults = faults(System.getProperty("verify.faults", ""), store);
         List<String> only = List.of(System.getProperty("verify.runs", "").split(",")).stream()
                 .map(String::trim)
                 .filter(name -> !name.isEmpty())
@@ -54,9 +57,16 @@ public final class CampaignMain {
         String loadBefore = loadAverage();
         List<String> failures = new ArrayList<>();
         List<RunResult> fenced = runAll(
-                Guard.CLIENT, faults, out, only, failures, settings -> settings.untilAcknowledged(okTarget, maxPerRun));
+                store,
+                Guard.CLIENT,
+                faults,
+                out,
+                only,
+                failures,
+                settings -> settings.untilAcknowledged(okTarget, maxPerRun));
         List<RunResult> triggered = triggers
                 ? runAll(
+                        store,
                         Guard.TRIGGERS_ONLY,
                         faults,
                         out,
@@ -65,13 +75,13 @@ public final class CampaignMain {
                         settings -> settings.untilAcknowledged(okTarget, maxPerRun))
                 : List.of();
         List<RunResult> controls = control
-                ? runAll(Guard.OFF, faults, out, only, failures, settings -> settings.cycles(controlCycles))
+                ? runAll(store, Guard.OFF, faults, out, only, failures, settings -> settings.cycles(controlCycles))
                 : List.of();
         long minutes = Duration.between(started, Instant.now()).toMinutes();
         String report = "# Verification campaign\n\n" + "Run " + started.truncatedTo(ChronoUnit.SECONDS) + ", "
                 + minutes + " min; load average before " + loadBefore + ", after " + loadAverage() + "; FenceLock at "
                 + command("git", "describe", "--always", "--dirty") + ", "
-                + command("/usr/bin/etcd", "--version").lines().findFirst().orElse("etcd ?") + ", "
+                + storeVersion(store) + ", "
                 + Runtime.getRuntime().availableProcessors() + " CPUs.\n\n## Guard on\n\n"
                 + CampaignReport.table(fenced)
                 + (triggers
@@ -90,6 +100,7 @@ public final class CampaignMain {
 
     /** One run per fault with {@code guard}, and with every fault a mixed run, each ended as {@code length} says. */
     private static List<RunResult> runAll(
+            Store store,
             Guard guard,
             List<FaultKind> faults,
             Path out,
@@ -99,15 +110,15 @@ public final class CampaignMain {
         List<RunResult> results = new ArrayList<>();
         for (FaultKind fault : faults) {
             run(
-                    length.apply(
-                            CampaignSettings.of(guard.runPrefix() + "-" + fault.label(), guard, List.of(fault), out)),
+                    length.apply(CampaignSettings.of(
+                            guard.runPrefix() + "-" + fault.label(), store, guard, List.of(fault), out)),
                     only,
                     results,
                     failures);
         }
-        if (faults.size() == FaultKind.values().length) {
+        if (faults.size() == FaultKind.on(store).size()) {
             run(
-                    length.apply(CampaignSettings.of(guard.runPrefix() + "-mixed", guard, faults, out)
+                    length.apply(CampaignSettings.of(guard.runPrefix() + "-mixed", store, guard, faults, out)
                             .mixing()),
                     only,
                     results,
@@ -129,20 +140,28 @@ public final class CampaignMain {
         }
     }
 
-    private static List<FaultKind> faults(String selection) {
+    private static List<FaultKind> faults(String selection, Store store) {
+        List<FaultKind> known = FaultKind.on(store);
         if (selection.isBlank()) {
-            return List.of(FaultKind.values());
+            return known;
         }
         return Arrays.stream(selection.split(","))
                 .map(String::trim)
-                .map(label -> Arrays.stream(FaultKind.values())
+                .map(label -> known.stream()
                         .filter(kind -> kind.label().equals(label))
                         .findFirst()
-                        .orElseThrow(() -> new IllegalArgumentException("no fault named " + label + "; known: "
-                                + Arrays.stream(FaultKind.values())
-                                        .map(FaultKind::label)
-                                        .toList())))
+                        .orElseThrow(() -> new IllegalArgumentException("no fault named " + label + " on "
+                                + store.label() + "; known: "
+                                + known.stream().map(FaultKind::label).toList())))
                 .toList();
+    }
+
+    private static String storeVersion(Store store) {
+        return switch (store) {
+            case ETCD ->
+                command("/usr/bin/etcd", "--version").lines().findFirst().orElse("etcd ?");
+            case ZOOKEEPER -> "ZooKeeper " + command("dpkg-query", "-W", "-f=${Version}", "zookeeper") + " (Debian)";
+        };
     }
 
     private static String loadAverage() {

@@ -2,6 +2,7 @@ package dev.fencelock.verification;
 
 import dev.fencelock.verification.fault.FaultKind;
 import dev.fencelock.verification.worker.Guard;
+import dev.fencelock.verification.worker.Store;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -11,13 +12,15 @@ import java.util.stream.IntStream;
  * One run of the campaign.
  *
  * @param name the run's name and directory, such as {@code fenced-zombie}
+ * @param store the store the locks live in; every fault must have a meaning on it
  * @param guard how the workers fence their writes; {@link Guard#OFF} is the control run
  * @param faults the faults injected one after the other, in turn
  * @param mixed whether each cycle instead injects a random cluster fault and a random client fault at once
  * @param workers worker processes
  * @param threadsPerWorker operations each worker runs at once
  * @param keys counters, and so locks; few, so that contention is real
- * @param leaseTtl each lock's lease; short, so that a paused holder's lease runs out quickly
+ * @param leaseTtl each lock's lease (on ZooKeeper, its session's timeout); short, so that a paused holder's lease
+ *     runs out quickly
  * @param waitTimeout how long an acquisition waits
  * @param thinkMax the longest think time between reading and writing a counter
  * @param warmUp quiet time before the first fault
@@ -30,6 +33,7 @@ import java.util.stream.IntStream;
  */
 public record CampaignSettings(
         String name,
+        Store store,
         Guard guard,
         List<FaultKind> faults,
         boolean mixed,
@@ -47,10 +51,26 @@ public record CampaignSettings(
         Path out,
         long seed) {
 
-    /** A run with the campaign's usual workload: 3 workers of 2 threads on 3 keys, 2 s leases. */
+    /** Refuses a fault that has no meaning on the store, before anything starts. */
+    public CampaignSettings {
+        List<FaultKind> elsewhere =
+                faults.stream().filter(kind -> !kind.runsOn(store)).toList();
+        if (!elsewhere.isEmpty()) {
+            throw new IllegalArgumentException("run " + name + ": " + elsewhere + " have no meaning on " + store.label()
+                    + "; on " + store.label() + " the faults are " + FaultKind.on(store));
+        }
+    }
+
+    /** A run on etcd with the campaign's usual workload: 3 workers of 2 threads on 3 keys, 2 s leases. */
     public static CampaignSettings of(String name, Guard guard, List<FaultKind> faults, Path out) {
+        return of(name, Store.ETCD, guard, faults, out);
+    }
+
+    /** A run on {@code store} with the campaign's usual workload: 3 workers of 2 threads on 3 keys, 2 s leases. */
+    public static CampaignSettings of(String name, Store store, Guard guard, List<FaultKind> faults, Path out) {
         return new CampaignSettings(
                 name,
+                store,
                 guard,
                 List.copyOf(faults),
                 false,
@@ -73,6 +93,7 @@ public record CampaignSettings(
     public CampaignSettings untilAcknowledged(long okTarget, Duration maxDuration) {
         return new CampaignSettings(
                 name,
+                store,
                 guard,
                 faults,
                 mixed,
@@ -95,6 +116,7 @@ public record CampaignSettings(
     public CampaignSettings cycles(int cycles) {
         return new CampaignSettings(
                 name,
+                store,
                 guard,
                 faults,
                 mixed,
@@ -117,6 +139,7 @@ public record CampaignSettings(
     public CampaignSettings mixing() {
         return new CampaignSettings(
                 name,
+                store,
                 guard,
                 faults,
                 true,
@@ -137,7 +160,8 @@ public record CampaignSettings(
 
     /** Whether some fault needs the workers' calls to pass a gRPC proxy. */
     boolean needsGrpcHop() {
-        return mixed || faults.stream().anyMatch(FaultKind::needsGrpcHop);
+        return faults.stream().anyMatch(kind -> kind.needsGrpcHop(store))
+                || (mixed && FaultKind.LOST_RESPONSES.needsGrpcHop(store));
     }
 
     /** The keys, {@code k0} to {@code k<n-1>}. */

@@ -3,15 +3,14 @@ package dev.fencelock.verification;
 import dev.fencelock.LockBackendUnavailableException;
 import dev.fencelock.LockClient;
 import dev.fencelock.ResourceName;
-import dev.fencelock.etcd.EtcdLockBackend;
 import dev.fencelock.spi.QueueEntry;
-import dev.fencelock.test.etcd.EtcdCluster;
-import dev.fencelock.test.etcd.EtcdMember;
+import dev.fencelock.verification.fault.EtcdTools;
 import dev.fencelock.verification.fault.FaultTarget;
+import dev.fencelock.verification.fault.StoreCluster;
 import dev.fencelock.verification.worker.Linger;
 import dev.fencelock.verification.worker.RunTables;
+import dev.fencelock.verification.worker.Store;
 import dev.fencelock.verification.worker.WorkerConfig;
-import io.etcd.jetcd.Client;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,18 +24,18 @@ import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A running run: the cluster, one route per worker and member, the worker processes, and an operator's lock
+ * A running run: the store, one route per worker and member, the worker processes, and an operator's lock
  * client. Closing it stops the workers (killing those that do not stop) and closes the routes.
  */
 final class Testbed implements FaultTarget, AutoCloseable {
 
-    /** The instance id in a holder record: {@code {"instance":"w2",...}}. */
     /** How long the operator's first call may take, retries included, before the run gives up. */
     private static final Duration OPERATOR_WARM_UP = Duration.ofSeconds(60);
 
+    /** The instance id in a holder record: {@code {"instance":"w2",...}}. */
     private static final Pattern INSTANCE = Pattern.compile("\"instance\"\\s*:\\s*\"([^\"]*)\"");
 
-    private final EtcdCluster cluster;
+    private final CampaignStore store;
     private final CampaignSettings settings;
     private final FaultLog log;
     private final List<ClientRoute> routes = new ArrayList<>();
@@ -44,8 +43,8 @@ final class Testbed implements FaultTarget, AutoCloseable {
     private final LockClient operator;
     private int nextWorker;
 
-    private Testbed(EtcdCluster cluster, CampaignSettings settings, FaultLog log, LockClient operator) {
-        this.cluster = cluster;
+    private Testbed(CampaignStore store, CampaignSettings settings, FaultLog log, LockClient operator) {
+        this.store = store;
         this.settings = settings;
         this.log = log;
         this.operator = operator;
@@ -53,15 +52,11 @@ final class Testbed implements FaultTarget, AutoCloseable {
 
     /** Opens the routes and an operator client, and launches the workers; they start working at once. */
     static Testbed start(
-            EtcdCluster cluster, CampaignSettings settings, RunTables tables, String namespace, Path dir, FaultLog log)
+            CampaignStore store, CampaignSettings settings, RunTables tables, String namespace, Path dir, FaultLog log)
             throws Exception {
-        LockClient operator = LockClient.builder(EtcdLockBackend.builder()
-                        .endpoints(cluster.endpoints())
-                        .namespace(namespace)
-                        .instanceId("operator")
-                        .build())
-                .build();
-        Testbed testbed = new Testbed(cluster, settings, log, operator);
+        LockClient operator =
+                LockClient.builder(store.operatorBackend(namespace)).build();
+        Testbed testbed = new Testbed(store, settings, log, operator);
         try {
             // The operator's first call opens its connection and runs its code for the first time; on a busy machine
             // that took seconds, longer than a caught holder lingers, so the first force-release came too late.
@@ -69,13 +64,14 @@ final class Testbed implements FaultTarget, AutoCloseable {
             for (int w = 1; w <= settings.workers(); w++) {
                 String id = "w" + w;
                 List<ClientRoute> own = new ArrayList<>();
-                for (EtcdMember member : cluster.members()) {
-                    own.add(ClientRoute.open(member, settings.needsGrpcHop()));
+                for (StoreCluster.Member member : store.cluster().members()) {
+                    own.add(store.openRoute(member, settings.needsGrpcHop()));
                 }
                 testbed.routes.addAll(own);
                 WorkerConfig config = new WorkerConfig(
                         id,
-                        own.stream().map(ClientRoute::endpoint).toList(),
+                        store.store(),
+                        store.endpoints(own),
                         namespace,
                         settings.keyNames(),
                         settings.threadsPerWorker(),
@@ -132,10 +128,7 @@ final class Testbed implements FaultTarget, AutoCloseable {
 
     /** Waits until every member reports healthy again after a fault. */
     void awaitClusterHealthy(Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        for (EtcdMember member : cluster.members()) {
-            member.awaitHealthy(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
-        }
+        store.awaitHealthy(timeout);
     }
 
     /** Tells every worker to stop and waits for them (killing any that do not stop in time). */
@@ -149,8 +142,18 @@ final class Testbed implements FaultTarget, AutoCloseable {
     }
 
     @Override
-    public EtcdCluster cluster() {
-        return cluster;
+    public Store store() {
+        return store.store();
+    }
+
+    @Override
+    public StoreCluster cluster() {
+        return store.cluster();
+    }
+
+    @Override
+    public EtcdTools etcd() {
+        return store.etcd();
     }
 
     @Override
@@ -193,11 +196,6 @@ final class Testbed implements FaultTarget, AutoCloseable {
     private static QueuedKey queued(QueueEntry entry) {
         Matcher instance = INSTANCE.matcher(entry.holder());
         return new QueuedKey(entry.fencingToken(), instance.find() ? instance.group(1) : entry.holder());
-    }
-
-    @Override
-    public Client etcd() {
-        return ((EtcdLockBackend) operator.backend()).client();
     }
 
     @Override
@@ -260,22 +258,32 @@ final class Testbed implements FaultTarget, AutoCloseable {
         }
 
         @Override
-        public void cutFromEtcd() {
+        public void cutFromStore() {
             routes.forEach(ClientRoute::cut);
         }
 
         @Override
-        public void confineTo(EtcdMember member) {
+        public void silenceStore() {
+            routes.forEach(ClientRoute::silence);
+        }
+
+        @Override
+        public void dropAnswers() {
+            routes.forEach(ClientRoute::dropAnswers);
+        }
+
+        @Override
+        public void confineTo(StoreCluster.Member member) {
             routes.stream().filter(route -> route.member() != member).forEach(ClientRoute::cut);
         }
 
         @Override
-        public void cutFrom(EtcdMember member) {
+        public void cutFrom(StoreCluster.Member member) {
             routes.stream().filter(route -> route.member() == member).forEach(ClientRoute::cut);
         }
 
         @Override
-        public void reconnectToEtcd() {
+        public void reconnectToStore() {
             routes.forEach(ClientRoute::restore);
         }
 

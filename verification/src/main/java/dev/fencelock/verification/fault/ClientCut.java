@@ -5,9 +5,9 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * Cuts one worker off from every etcd member for the lease TTL plus 2 s, while one of its operations stays in its
- * critical section after reading its counter: its lease expires in etcd and another worker takes the lock, while
- * the cut-off worker still has its transaction open and goes on to write.
+ * Cuts one worker off from every member of the store for the lease TTL plus 2 s, while one of its operations stays
+ * in its critical section after reading its counter: its lease (on ZooKeeper, its session) expires in the store and
+ * another worker takes the lock, while the cut-off worker still has its transaction open and goes on to write.
  */
 final class ClientCut implements Fault {
 
@@ -26,14 +26,14 @@ final class ClientCut implements Fault {
         Optional<FaultTarget.LingerNotice> notice = worker.awaitLingering(NOTICE_TIMEOUT);
         long start = System.nanoTime();
         try {
-            worker.cutFromEtcd();
+            worker.cutFromStore();
             target.hold(cut);
         } finally {
-            worker.reconnectToEtcd();
+            worker.reconnectToStore();
         }
         target.window(
                 name(),
-                worker.id() + " cut from etcd for " + cut.toMillis() + " ms"
+                worker.id() + " cut from " + target.store().label() + " for " + cut.toMillis() + " ms"
                         + notice.map(n -> ", " + n.operation() + " staying after reading " + n.key())
                                 .orElse(""),
                 start,

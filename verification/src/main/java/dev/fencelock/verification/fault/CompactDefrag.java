@@ -1,6 +1,5 @@
 package dev.fencelock.verification.fault;
 
-import dev.fencelock.test.etcd.EtcdMember;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.options.CompactOption;
@@ -25,7 +24,7 @@ final class CompactDefrag implements Fault {
 
     @Override
     public void inject(FaultTarget target) throws Exception {
-        Client etcd = target.etcd();
+        Client etcd = target.etcd().client();
         long start = System.nanoTime();
         long revision = 0;
         int compactions = 0;
@@ -50,10 +49,8 @@ final class CompactDefrag implements Fault {
             }
             target.hold(BETWEEN);
         }
-        for (EtcdMember member : target.cluster().members()) {
-            etcd.getMaintenanceClient()
-                    .defragmentMember(member.clientEndpoint())
-                    .get(30, TimeUnit.SECONDS);
+        for (String member : target.etcd().memberEndpoints()) {
+            etcd.getMaintenanceClient().defragmentMember(member).get(30, TimeUnit.SECONDS);
         }
         target.window(
                 name(),

@@ -1,18 +1,27 @@
 package dev.fencelock.verification.fault;
 
-import dev.fencelock.test.etcd.EtcdCluster;
-import dev.fencelock.test.etcd.EtcdMember;
 import dev.fencelock.verification.worker.Linger;
-import io.etcd.jetcd.Client;
+import dev.fencelock.verification.worker.Store;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
-/** What faults act on: the cluster, the workers and their routes, an operator's tools, and the fault log. */
+/** What faults act on: the store's members, the workers and their routes, an operator's tools, and the fault log. */
 public interface FaultTarget {
 
-    EtcdCluster cluster();
+    /** Which store the run's locks live in. */
+    Store store();
+
+    /** The store's members. */
+    StoreCluster cluster();
+
+    /**
+     * etcd's own tools, for the faults that only etcd has.
+     *
+     * @throws IllegalStateException if the run is on another store
+     */
+    EtcdTools etcd();
 
     /** The workers' lease TTL, which sets how long pauses and cuts must last to outlive a lease. */
     Duration leaseTtl();
@@ -34,9 +43,6 @@ public interface FaultTarget {
     /** The keys of {@code key}'s lock, the holder first and then its waiters, read linearizably by the operator. */
     List<QueuedKey> queue(String key) throws Exception;
 
-    /** A jetcd client of the cluster's own endpoints, for maintenance. */
-    Client etcd();
-
     /** Logs a fault window. */
     void window(String name, String detail, long start, long end);
 
@@ -49,7 +55,7 @@ public interface FaultTarget {
     /** Keeps a fault in place for {@code duration}. */
     void hold(Duration duration) throws InterruptedException;
 
-    /** One worker process and its routes to etcd. */
+    /** One worker process and its routes to the store's members. */
     interface Worker {
 
         String id();
@@ -66,19 +72,25 @@ public interface FaultTarget {
         /** {@code SIGCONT}. */
         void resume();
 
-        /** Cuts every route of this worker to etcd. */
-        void cutFromEtcd();
+        /** Cuts every route of this worker to the store: connections are closed as soon as they open. */
+        void cutFromStore();
+
+        /** Drops every byte on every route of this worker, both ways, with the sockets left open: only silence. */
+        void silenceStore();
+
+        /** Lets this worker's requests through on every route but drops every answer. */
+        void dropAnswers();
 
         /** Cuts the routes of this worker to every member but {@code member}. */
-        void confineTo(EtcdMember member);
+        void confineTo(StoreCluster.Member member);
 
         /** Cuts the route of this worker to {@code member}. */
-        void cutFrom(EtcdMember member);
+        void cutFrom(StoreCluster.Member member);
 
-        /** Restores every route. */
-        void reconnectToEtcd();
+        /** Restores every route; connections that lost bytes are closed, so the client reconnects cleanly. */
+        void reconnectToStore();
 
-        /** Drops the answers of the next {@code count} Txns on each route; 0 ends it. */
+        /** Drops the answers of the next {@code count} etcd Txns on each route; 0 ends it (etcd only). */
         void dropTxnAnswers(int count);
     }
 
@@ -93,9 +105,10 @@ public interface FaultTarget {
     record LingerNotice(Linger.Phase phase, String operation, String key, long token) {}
 
     /**
-     * One key in a lock's queue, as etcd has it.
+     * One key in a lock's queue, as the store has it.
      *
-     * @param token its create revision: the holder's fencing token, or a waiter's future one
+     * @param token the holder's fencing token, or a waiter's future one: the key's create revision on etcd, the
+     *     node's creation zxid on ZooKeeper
      * @param worker the instance id in its holder record: the worker that asked for it ({@code w2}), or {@code
      *     operator}
      */

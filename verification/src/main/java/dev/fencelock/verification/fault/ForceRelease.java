@@ -13,7 +13,7 @@ import java.util.Optional;
  *
  * <ul>
  *   <li>after the holder read its counter (its transaction is open): it goes on to write 1.5 s later;
- *   <li>after it acquired, before its first statement, with the holder cut off from etcd so it cannot learn of the
+ *   <li>after it acquired, before its first statement, with the holder cut off from the store so it cannot learn of the
  *       release: it still trusts its lease when it writes 0.8 s later, so only the database can refuse it. The cut
  *       needs a waiter of another worker next in line, one that learns of its grant and writes first; when the next
  *       in line is the holder's own worker, or nobody has queued within 200 ms, the holder is not cut and learns of
@@ -71,7 +71,7 @@ final class ForceRelease implements Fault {
                 queue = target.queue(notice.key());
             }
         } catch (Exception e) {
-            // In a mixed run etcd may have no quorum right now; the operator's attempt failing is part of it.
+            // In a mixed run the store may have no quorum right now; the operator's attempt failing is part of it.
             target.window(name(), "failed to read the queue of " + caught + " (" + e + ")", start, System.nanoTime());
             return;
         }
@@ -94,7 +94,8 @@ final class ForceRelease implements Fault {
         String placement = afterRead
                 ? "after its read"
                 : cut
-                        ? "before its first statement, holder cut from etcd"
+                        ? "before its first statement, holder cut from "
+                                + target.store().label()
                         : "before its first statement, not cut: "
                                 + (queue.size() > 1
                                         ? "next in line is " + worker.id() + "'s own operation"
@@ -104,19 +105,19 @@ final class ForceRelease implements Fault {
         Exception failure = null;
         try {
             if (cut) {
-                worker.cutFromEtcd();
+                worker.cutFromStore();
             }
             try {
                 deleted = target.forceRelease(notice.key());
                 deletedAfter = millisSince(start);
             } catch (Exception e) {
-                // In a mixed run etcd may have no quorum right now; the operator's attempt failing is part of it.
+                // In a mixed run the store may have no quorum right now; the operator's attempt failing is part of it.
                 failure = e;
             }
             target.hold(order.duration().plusMillis(200));
         } finally {
             if (cut) {
-                worker.reconnectToEtcd();
+                worker.reconnectToStore();
             }
         }
         if (failure != null) {

@@ -1,9 +1,8 @@
 package dev.fencelock.verification.fault;
 
-import dev.fencelock.test.etcd.EtcdMember;
 import java.time.Duration;
 
-/** {@code SIGKILL}s the etcd leader, leaves it down for 4 s, and starts it again with its data. */
+/** {@code SIGKILL}s the store's leader, leaves it down for 4 s, and starts it again with its data. */
 final class LeaderKill implements Fault {
 
     private static final Duration DOWN = Duration.ofSeconds(4);
@@ -15,11 +14,11 @@ final class LeaderKill implements Fault {
 
     @Override
     public void inject(FaultTarget target) throws Exception {
-        EtcdMember leader = target.cluster().awaitLeader(Duration.ofSeconds(15));
+        StoreCluster.Member leader = target.cluster().awaitLeader(Duration.ofSeconds(15));
         long start = System.nanoTime();
         leader.kill();
         target.hold(DOWN);
-        leader.restartWithoutWaiting();
+        leader.restart();
         target.window(
                 name(),
                 "SIGKILL leader " + leader.name() + ", restarted after " + DOWN.toMillis() + " ms",

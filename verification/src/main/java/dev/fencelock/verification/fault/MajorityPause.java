@@ -1,6 +1,5 @@
 package dev.fencelock.verification.fault;
 
-import dev.fencelock.test.etcd.EtcdMember;
 import java.time.Duration;
 import java.util.List;
 
@@ -16,14 +15,15 @@ final class MajorityPause implements Fault {
 
     @Override
     public void inject(FaultTarget target) throws Exception {
-        EtcdMember leader = target.cluster().awaitLeader(Duration.ofSeconds(15));
-        List<EtcdMember> majority = List.of(leader, target.cluster().followers().get(0));
+        StoreCluster.Member leader = target.cluster().awaitLeader(Duration.ofSeconds(15));
+        List<StoreCluster.Member> majority =
+                List.of(leader, target.cluster().followers().get(0));
         long start = System.nanoTime();
         try {
-            majority.forEach(EtcdMember::pause);
+            majority.forEach(StoreCluster.Member::pause);
             target.hold(PAUSED);
         } finally {
-            majority.forEach(EtcdMember::resume);
+            majority.forEach(StoreCluster.Member::resume);
         }
         target.window(
                 name(),

@@ -1,6 +1,5 @@
 package dev.fencelock.verification.fault;
 
-import dev.fencelock.test.etcd.EtcdMember;
 import dev.fencelock.verification.worker.Linger;
 import java.time.Duration;
 import java.util.List;
@@ -12,7 +11,7 @@ import java.util.Optional;
  * stays in its critical section after reading its counter while the partition lasts. Its keep-alives cannot reach
  * a quorum, so its lease runs out on the majority side and another worker takes the lock while it still means to
  * write: the case in which Jepsen found etcd's locks alone unsafe. Every other injection isolates the leader (which
- * must step down), the rest a follower.
+ * must step down), the rest a follower. Only etcd members have a peer network that can be split.
  */
 final class MinorityPartition implements Fault {
 
@@ -28,9 +27,9 @@ final class MinorityPartition implements Fault {
 
     @Override
     public void inject(FaultTarget target) throws Exception {
-        EtcdMember leader = target.cluster().awaitLeader(Duration.ofSeconds(15));
+        StoreCluster.Member leader = target.cluster().awaitLeader(Duration.ofSeconds(15));
         boolean isolateLeader = injections++ % 2 == 0;
-        EtcdMember isolated =
+        StoreCluster.Member isolated =
                 isolateLeader ? leader : target.cluster().followers().get(0);
         FaultTarget.Worker worker = target.nextWorker();
         List<FaultTarget.Worker> others =
@@ -45,14 +44,14 @@ final class MinorityPartition implements Fault {
             start = System.nanoTime();
             try {
                 others.forEach(other -> other.cutFrom(isolated));
-                target.cluster().peerNetwork().isolate(isolated);
+                target.etcd().isolate(isolated);
                 target.hold(PARTITIONED);
             } finally {
-                target.cluster().peerNetwork().heal();
+                target.etcd().heal();
             }
         } finally {
-            worker.reconnectToEtcd();
-            others.forEach(FaultTarget.Worker::reconnectToEtcd);
+            worker.reconnectToStore();
+            others.forEach(FaultTarget.Worker::reconnectToStore);
         }
         target.window(
                 name(),

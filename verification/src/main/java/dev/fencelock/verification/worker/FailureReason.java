@@ -42,13 +42,13 @@ final class FailureReason {
 
     private FailureReason() {}
 
-    /** Why an acquisition failed. */
-    static String ofAcquire(RuntimeException e) {
+    /** Why an acquisition failed; an unreachable store is named, as in {@code zookeeper-unavailable}. */
+    static String ofAcquire(RuntimeException e, Store store) {
         if (e instanceof LockAcquisitionTimeoutException) {
             return "acquire-timeout";
         }
         if (e instanceof LockBackendUnavailableException) {
-            return "etcd-unavailable";
+            return store.label() + "-unavailable";
         }
         if (e instanceof LockQueueFullException) {
             return "queue-full";

@@ -105,7 +105,7 @@ final class IncrementLoop implements Runnable {
                     .waitTimeout(config.waitTimeout())
                     .build());
         } catch (RuntimeException e) {
-            fail(op, FailureReason.ofAcquire(e), e);
+            fail(op, FailureReason.ofAcquire(e, config.store()), e);
             return;
         }
         long token = lease.fencingToken();

@@ -14,8 +14,10 @@ import java.util.Properties;
  * What one worker process does, handed over from the orchestrator as a properties file.
  *
  * @param id the worker's name, such as {@code w1}; prefixes its operation ids
- * @param endpoints the etcd endpoints it uses (its own proxies)
- * @param namespace the etcd key namespace of the run
+ * @param store the store its locks live in
+ * @param endpoints how it reaches the store's members (its own proxies): etcd endpoints, or ZooKeeper addresses
+ *     that make up its connect string
+ * @param namespace the key namespace (etcd) or node (ZooKeeper) of the run
  * @param keys the counters (and lock resources) it picks from at random
  * @param threads how many operations it runs at once
  * @param leaseTtl each lock's lease
@@ -31,6 +33,7 @@ import java.util.Properties;
  */
 public record WorkerConfig(
         String id,
+        Store store,
         List<String> endpoints,
         String namespace,
         List<String> keys,
@@ -50,6 +53,7 @@ public record WorkerConfig(
     public void store(Path file) throws IOException {
         Properties properties = new Properties();
         properties.setProperty("id", id);
+        properties.setProperty("store", store.label());
         properties.setProperty("endpoints", String.join(",", endpoints));
         properties.setProperty("namespace", namespace);
         properties.setProperty("keys", String.join(",", keys));
@@ -77,6 +81,7 @@ public record WorkerConfig(
         }
         return new WorkerConfig(
                 p.getProperty("id"),
+                Store.of(p.getProperty("store", Store.ETCD.label())),
                 List.of(p.getProperty("endpoints").split(",")),
                 p.getProperty("namespace"),
                 List.of(p.getProperty("keys").split(",")),

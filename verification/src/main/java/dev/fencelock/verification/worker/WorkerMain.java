@@ -6,6 +6,8 @@ import dev.fencelock.LockClient;
 import dev.fencelock.etcd.EtcdLockBackend;
 import dev.fencelock.jdbc.FenceGuard;
 import dev.fencelock.jdbc.FencedDataSource;
+import dev.fencelock.spi.LockBackend;
+import dev.fencelock.zookeeper.ZooKeeperLockBackend;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
@@ -66,7 +68,8 @@ public final class WorkerMain {
             report(progress, stdout);
         }
         say(stdout, "stopped");
-        // jetcd and Hikari may leave non-daemon threads behind; the history is closed, the worker is done.
+        // jetcd, the ZooKeeper client and Hikari may leave non-daemon threads behind; the history is closed, the worker
+        // is done.
         System.exit(0);
     }
 
@@ -102,11 +105,20 @@ public final class WorkerMain {
     }
 
     private static LockClient client(WorkerConfig config) {
-        EtcdLockBackend backend = EtcdLockBackend.builder()
-                .endpoints(config.endpoints())
-                .namespace(config.namespace())
-                .instanceId(config.id())
-                .build();
+        LockBackend backend = switch (config.store()) {
+            case ETCD ->
+                EtcdLockBackend.builder()
+                        .endpoints(config.endpoints())
+                        .namespace(config.namespace())
+                        .instanceId(config.id())
+                        .build();
+            case ZOOKEEPER ->
+                ZooKeeperLockBackend.builder()
+                        .connectString(String.join(",", config.endpoints()))
+                        .namespace(config.namespace())
+                        .instanceId(config.id())
+                        .build();
+        };
         return LockClient.builder(backend)
                 .defaultLeaseTtl(config.leaseTtl())
                 .defaultWaitTimeout(config.waitTimeout())

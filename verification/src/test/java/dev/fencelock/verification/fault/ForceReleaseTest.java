@@ -2,12 +2,10 @@ package dev.fencelock.verification.fault;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.fencelock.test.etcd.EtcdCluster;
-import dev.fencelock.test.etcd.EtcdMember;
 import dev.fencelock.verification.fault.FaultTarget.LingerNotice;
 import dev.fencelock.verification.fault.FaultTarget.QueuedKey;
 import dev.fencelock.verification.worker.Linger;
-import io.etcd.jetcd.Client;
+import dev.fencelock.verification.worker.Store;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -182,7 +180,12 @@ class ForceReleaseTest {
         private int next;
 
         @Override
-        public EtcdCluster cluster() {
+        public Store store() {
+            return Store.ETCD;
+        }
+
+        @Override
+        public StoreCluster cluster() {
             throw new UnsupportedOperationException();
         }
 
@@ -216,7 +219,7 @@ class ForceReleaseTest {
         }
 
         @Override
-        public Client etcd() {
+        public EtcdTools etcd() {
             throw new UnsupportedOperationException();
         }
 
@@ -280,22 +283,32 @@ class ForceReleaseTest {
         }
 
         @Override
-        public void cutFromEtcd() {
+        public void cutFromStore() {
             events.add(id + " cut");
         }
 
         @Override
-        public void confineTo(EtcdMember member) {
+        public void silenceStore() {
             throw new UnsupportedOperationException();
         }
 
         @Override
-        public void cutFrom(EtcdMember member) {
+        public void dropAnswers() {
             throw new UnsupportedOperationException();
         }
 
         @Override
-        public void reconnectToEtcd() {
+        public void confineTo(StoreCluster.Member member) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void cutFrom(StoreCluster.Member member) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void reconnectToStore() {
             events.add(id + " reconnect");
         }
 
