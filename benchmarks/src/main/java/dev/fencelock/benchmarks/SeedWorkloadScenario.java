@@ -47,6 +47,7 @@ final class SeedWorkloadScenario {
      * @param issued acquisitions issued in the window
      * @param completed of those, granted
      * @param errors of those, failed (including arrivals that found no free resource)
+     * @param unfinished of those, neither granted nor failed when the run stopped waiting for them
      * @param acquire acquire latency from the intended start (ns)
      * @param release release latency from the intended release time (ns), releases due in the window
      * @param releaseErrors releases that failed, over the whole run
@@ -65,6 +66,7 @@ final class SeedWorkloadScenario {
             long issued,
             long completed,
             long errors,
+            long unfinished,
             Histogram acquire,
             Histogram release,
             long releaseErrors,
@@ -123,6 +125,16 @@ final class SeedWorkloadScenario {
                 },
                 rampNanos + windowNanos,
                 TimeUnit.NANOSECONDS);
+        sampler.scheduleAtFixedRate(
+                () -> logger.info(
+                        "Seed workload progress: {} held, {} tasks queued on the lanes",
+                        held.get(),
+                        lanes.stream()
+                                .mapToInt(lane -> lane.executor().getQueue().size())
+                                .sum()),
+                5,
+                5,
+                TimeUnit.SECONDS);
         logger.info(
                 "Seed workload: {} at {}/s on {} resources, hold {}, window {} s",
                 system.name(),
@@ -173,18 +185,28 @@ final class SeedWorkloadScenario {
             });
             return granted;
         });
-        // Let the window's last acquisitions finish, then every lock be released at its time.
+        // Let the window's last acquisitions finish, then every lock be released at its time; a system
+        // that fell behind gets one hold time and half a minute more, then what is still queued is dropped.
         long settle = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (run.completed().get() + run.errors().get() < run.issued().get() && System.nanoTime() < settle) {
             Thread.sleep(50);
         }
+        long unfinished =
+                run.issued().get() - run.completed().get() - run.errors().get();
         sampler.shutdown();
         sampler.awaitTermination(30, TimeUnit.SECONDS);
         for (Lane lane : lanes) {
             lane.executor().shutdown();
         }
+        long drained = System.nanoTime() + holdNanos + TimeUnit.SECONDS.toNanos(30);
         for (Lane lane : lanes) {
-            lane.executor().awaitTermination(holdNanos + TimeUnit.SECONDS.toNanos(60), TimeUnit.NANOSECONDS);
+            if (!lane.executor().awaitTermination(Math.max(1, drained - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                int dropped = lane.executor().shutdownNow().size();
+                logger.warn("Seed workload: {} dropped {} queued tasks of a lane", system.name(), dropped);
+            }
+        }
+        for (Lane lane : lanes) {
+            lane.executor().awaitTermination(30, TimeUnit.SECONDS);
             lane.worker().close();
         }
         Snapshot b = before.get();
@@ -197,6 +219,7 @@ final class SeedWorkloadScenario {
                 run.issued().get(),
                 run.completed().get(),
                 run.errors().get(),
+                unfinished,
                 run.latency(),
                 release,
                 releaseErrors.get(),

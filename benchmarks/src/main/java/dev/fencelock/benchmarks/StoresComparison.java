@@ -65,7 +65,7 @@ final class StoresComparison {
                 hotKey = part("scenario 3", failures, () -> HotKeyScenario.run(env, settings, systems));
                 int rate = settings.rates().get(0);
                 int run = 0;
-                for (LockSystem system : systems) {
+                for (LockSystem system : List.copyOf(systems)) {
                     String prefix = "/bench-seed-" + (run++) + "/res-";
                     try {
                         seed.add(SeedWorkloadScenario.run(env, settings, system, rate, prefix));
@@ -73,6 +73,9 @@ final class StoresComparison {
                         failures.add("seed workload of " + system.name() + " failed: " + ex);
                         logger.error("Seed workload of {} failed", system.name(), ex);
                     }
+                    // Its session goes, and whatever it still holds with it, before the next system starts.
+                    systems.remove(system);
+                    system.close();
                     if (system.store() == LockSystem.Store.ETCD) {
                         DesignWorkloadScenario.awaitEtcdRecovered(env);
                     }
@@ -132,7 +135,8 @@ final class StoresComparison {
                         .orElse("?")
                 + " (3 members, loopback, data on disk)");
         lines.add("ZooKeeper: " + zooKeeperVersion
-                + " (Debian's package, 3 members, loopback, data on disk, tickTime 500 ms, -Xmx128m each)");
+                + " (Debian's package, 3 members, loopback, data on disk, tickTime 500 ms, -Xmx"
+                + BenchEnvironment.ZOOKEEPER_HEAP + " each)");
         lines.add("clients: jetcd 0.8.7, ZooKeeper client " + org.apache.zookeeper.Version.getFullVersion()
                 + ", Curator " + curatorVersion() + ", FenceLock 0.1.0-SNAPSHOT at "
                 + BenchmarkMain.command("git", "describe", "--always", "--dirty"));

@@ -94,6 +94,7 @@ final class StoresReport {
                 "release p50 / p99 (ms)",
                 r -> Reports.ms(Reports.millis(r.release(), 50)) + " / " + Reports.ms(Reports.millis(r.release(), 99)));
         row(md, results, "failed acquisitions (of issued)", r -> r.errors() + " of " + r.issued());
+        row(md, results, "unfinished 10 s after the window", r -> Long.toString(r.unfinished()));
         row(md, results, "failed releases", r -> Long.toString(r.releaseErrors()));
         row(md, results, "fencing-token regressions", r -> Long.toString(r.tokenRegressions()));
         row(md, results, "locks held at end of window", r -> String.format(Locale.ROOT, "%,d", r.heldAtEnd()));
