@@ -161,6 +161,29 @@ public record BenchSettings(
                 this.out);
     }
 
+    /** The same sizes with other concurrencies of scenarios 2 and 6 and contenders of scenario 3. */
+    public BenchSettings withCases(List<Integer> concurrencies, List<Integer> contenders) {
+        return new BenchSettings(
+                this.quick,
+                this.resources,
+                this.rates,
+                this.held,
+                this.window,
+                this.heapLocks,
+                concurrencies,
+                contenders,
+                this.zipfThreads,
+                this.zipfResources,
+                this.zipfExponent,
+                this.warmup,
+                this.caseTime,
+                this.rounds,
+                this.failoverBefore,
+                this.failoverAfter,
+                this.compactEvery,
+                this.out);
+    }
+
     /** How long each lock is held in scenario 1 at {@code rate}, so that {@link #held} are held (Little's law). */
     public Duration hold(int rate) {
         return Duration.ofMillis(1000L * this.held / rate);

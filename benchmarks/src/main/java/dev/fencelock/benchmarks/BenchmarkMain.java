@@ -20,6 +20,7 @@ import org.slf4j.LoggerFactory;
  * {@code results.md} and {@code benchmarks-latency.png} to {@code -Dbench.out} (default
  * {@code target/benchmarks}). {@code -Dbench.quick=true} runs each case for about a second;
  * {@code -Dbench.scenarios=1,2} runs only some ({@code degraded} is another name of 5).
+ * {@code -Dbench.stores=zookeeper} runs the comparison of stores instead ({@link StoresComparison}).
  */
 public final class BenchmarkMain {
 
@@ -33,7 +34,17 @@ public final class BenchmarkMain {
 
     public static void main(String[] args) throws Exception {
         System.setProperty("java.awt.headless", "true");
-        BenchmarkReport report = run(BenchSettings.fromSystemProperties(), scenarios());
+        BenchSettings settings = BenchSettings.fromSystemProperties();
+        String stores = System.getProperty("bench.stores", "");
+        if (stores.equals("zookeeper")) {
+            StoresComparison.Result result = StoresComparison.run(settings);
+            StoresReport.write(result, settings.out().resolve(RESULTS));
+            System.out.println(StoresReport.markdown(result));
+            System.exit(0);
+        } else if (!stores.isEmpty()) {
+            throw new IllegalArgumentException("-Dbench.stores=" + stores + ": only 'zookeeper' is known");
+        }
+        BenchmarkReport report = run(settings, scenarios());
         System.out.println(ReportWriter.markdown(report));
         // jetcd and Redisson leave non-daemon threads behind on some paths; the run is over.
         System.exit(0);
@@ -176,12 +187,12 @@ public final class BenchmarkMain {
         return lines;
     }
 
-    private static String redissonVersion() {
+    static String redissonVersion() {
         String version = org.redisson.Redisson.class.getPackage().getImplementationVersion();
         return version != null ? version : "3.52.0";
     }
 
-    private static String gcNames() {
+    static String gcNames() {
         List<String> names = new ArrayList<>();
         ManagementFactory.getGarbageCollectorMXBeans().forEach(gc -> names.add(gc.getName()));
         return String.join("+", names);
@@ -196,7 +207,7 @@ public final class BenchmarkMain {
         }
     }
 
-    private static String memTotal() {
+    static String memTotal() {
         try {
             return Files.readAllLines(Path.of("/proc/meminfo")).get(0).replaceAll("\\s+", " ");
         } catch (IOException ex) {
@@ -204,7 +215,7 @@ public final class BenchmarkMain {
         }
     }
 
-    private static String command(String... command) {
+    static String command(String... command) {
         try {
             Process process =
                     new ProcessBuilder(command).redirectErrorStream(true).start();

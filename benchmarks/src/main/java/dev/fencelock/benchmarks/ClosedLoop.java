@@ -146,15 +146,15 @@ final class ClosedLoop {
         window[0] = start + settings.warmup().toNanos();
         window[1] = window[0] + settings.caseTime().toNanos();
         long clientCpu = BenchEnvironment.clientCpuNanos();
-        long serverCpu = env.serverCpuNanos();
-        Map<String, Double> requests = env.etcdRequests();
+        long serverCpu = env.serverCpuNanos(system);
+        Map<String, Double> requests = env.requests(system);
         threads.forEach(Thread::start);
         for (Thread thread : threads) {
             thread.join(TimeUnit.SECONDS.toMillis(60));
         }
         clientCpu = BenchEnvironment.clientCpuNanos() - clientCpu;
-        serverCpu = env.serverCpuNanos() - serverCpu;
-        requests = BenchEnvironment.delta(requests, env.etcdRequests());
+        serverCpu = env.serverCpuNanos(system) - serverCpu;
+        requests = BenchEnvironment.delta(requests, env.requests(system));
         workers.forEach(LockSystem.Worker::close);
         CaseResult result = new CaseResult(
                 system.name(),

@@ -133,8 +133,8 @@ public final class HotKeyScenario {
         window[0] = start + settings.warmup().toNanos();
         window[1] = window[0] + settings.caseTime().toNanos();
         long clientCpu = BenchEnvironment.clientCpuNanos();
-        long serverCpu = env.serverCpuNanos();
-        java.util.Map<String, Double> requests = env.etcdRequests();
+        long serverCpu = env.serverCpuNanos(system);
+        java.util.Map<String, Double> requests = env.requests(system);
         threads.forEach(Thread::start);
         long joinDeadline = window[1] + TimeUnit.SECONDS.toNanos(90);
         for (Thread thread : threads) {
@@ -143,8 +143,8 @@ public final class HotKeyScenario {
         stop.set(true);
         threads.forEach(Thread::interrupt);
         clientCpu = BenchEnvironment.clientCpuNanos() - clientCpu;
-        serverCpu = env.serverCpuNanos() - serverCpu;
-        requests = BenchEnvironment.delta(requests, env.etcdRequests());
+        serverCpu = env.serverCpuNanos(system) - serverCpu;
+        requests = BenchEnvironment.delta(requests, env.requests(system));
         workers.forEach(LockSystem.Worker::close);
         long total = handoffs.get();
         String note = total == 0

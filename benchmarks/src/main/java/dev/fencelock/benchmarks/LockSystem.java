@@ -20,6 +20,11 @@ public interface LockSystem extends AutoCloseable {
         return false;
     }
 
+    /** The store the implementation runs on, whose servers' CPU and requests a case counts. */
+    default Store store() {
+        return Store.ETCD;
+    }
+
     /** A new worker for one benchmark thread. */
     Worker newWorker() throws Exception;
 
@@ -54,4 +59,11 @@ public interface LockSystem extends AutoCloseable {
 
     /** Token of implementations without fencing tokens. */
     long NO_TOKEN = -1;
+
+    /** The stores the benchmarks start. */
+    enum Store {
+        ETCD,
+        ZOOKEEPER,
+        REDIS
+    }
 }

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 import org.redisson.Redisson;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
@@ -51,7 +52,14 @@ public final class Systems {
                 .defaultLeaseTtl(Duration.ofSeconds(30))
                 .maxWaitersPerResource(10_000)
                 .build();
-        return new FenceLockSystem(client, backend, asyncRelease);
+        return new FenceLockSystem(
+                asyncRelease ? FENCELOCK_ASYNC : FENCELOCK, client, backend, asyncRelease, LockSystem.Store.ETCD);
+    }
+
+    /** {@link #fenceLock(List, String)} under another name, for tables that show it beside other stores. */
+    public static FenceLockSystem fenceLock(List<String> endpoints, String namespace, String name) {
+        FenceLockSystem system = fenceLock(endpoints, namespace, false);
+        return new FenceLockSystem(name, system.client, system.backend, false, LockSystem.Store.ETCD);
     }
 
     /** The commit ceiling: one plain Put per "cycle", no release, no lease. */
@@ -86,29 +94,42 @@ public final class Systems {
     /** FenceLock: one shared {@link LockClient}, as an application would have. */
     public static final class FenceLockSystem implements LockSystem {
 
+        private final String name;
+
         private final LockClient client;
 
-        private final EtcdLockBackend backend;
+        private final @Nullable EtcdLockBackend backend;
 
         private final boolean asyncRelease;
 
-        FenceLockSystem(LockClient client, EtcdLockBackend backend, boolean asyncRelease) {
+        private final Store store;
+
+        FenceLockSystem(
+                String name, LockClient client, @Nullable EtcdLockBackend backend, boolean asyncRelease, Store store) {
+            this.name = name;
             this.client = client;
             this.backend = backend;
             this.asyncRelease = asyncRelease;
+            this.store = store;
         }
 
         public LockClient client() {
             return this.client;
         }
 
+        /** The etcd backend; only FenceLock on etcd has one. */
         public EtcdLockBackend backend() {
-            return this.backend;
+            return java.util.Objects.requireNonNull(this.backend, "FenceLock on etcd only");
+        }
+
+        @Override
+        public Store store() {
+            return this.store;
         }
 
         @Override
         public String name() {
-            return this.asyncRelease ? FENCELOCK_ASYNC : FENCELOCK;
+            return this.name;
         }
 
         @Override
@@ -297,6 +318,11 @@ public final class Systems {
         @Override
         public String name() {
             return REDISSON;
+        }
+
+        @Override
+        public Store store() {
+            return Store.REDIS;
         }
 
         @Override

@@ -35,6 +35,9 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
 
     private static final int ATTEMPTS = 5;
 
+    /** Each member's maximum heap unless one is asked for. */
+    public static final String DEFAULT_HEAP = "128m";
+
     private final List<Member> members;
 
     private final Path directory;
@@ -59,6 +62,18 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      * maxSessionTimeout=5000}) added to every member's configuration, where they override the kit's.
      */
     public static ZooKeeperEnsemble start(int size, String extraConfig) {
+        return start(size, extraConfig, DEFAULT_HEAP);
+    }
+
+    /**
+     * Like {@link #start(int, String)}, each member with a maximum heap of {@code maxHeap} (as for
+     * {@code -Xmx}, e.g. {@code 512m}) instead of {@value #DEFAULT_HEAP}: a load of a hundred
+     * thousand nodes and more does not fit the default.
+     */
+    public static ZooKeeperEnsemble start(int size, String extraConfig, String maxHeap) {
+        if (!maxHeap.matches("[0-9]+[kmgKMG]")) {
+            throw new IllegalArgumentException("A heap size such as 512m, not " + maxHeap);
+        }
         if (size != 1 && size != 3) {
             throw new IllegalArgumentException("An ensemble of 1 or 3 servers, not " + size);
         }
@@ -69,7 +84,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         IllegalStateException last = null;
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
             try {
-                return startOnce(size, extraConfig);
+                return startOnce(size, extraConfig, maxHeap);
             } catch (IllegalStateException ex) {
                 last = ex;
             }
@@ -77,7 +92,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         throw new IllegalStateException("ZooKeeper did not start in " + ATTEMPTS + " attempts", last);
     }
 
-    private static ZooKeeperEnsemble startOnce(int size, String extraConfig) {
+    private static ZooKeeperEnsemble startOnce(int size, String extraConfig, String maxHeap) {
         Path directory;
         try {
             directory = Files.createTempDirectory("fencelock-zookeeper-");
@@ -101,7 +116,11 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
             }
             for (int id = 1; id <= size; id++) {
                 members.add(new Member(
-                        id, base + 3 * (id - 1), directory.resolve("member-" + id), servers + extraConfig + "\n"));
+                        id,
+                        base + 3 * (id - 1),
+                        directory.resolve("member-" + id),
+                        servers + extraConfig + "\n",
+                        maxHeap));
             }
             members.forEach(Member::start);
             // Two minutes: an election on a loaded machine; a member that exits ends the wait at once.
@@ -171,7 +190,10 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
 
         private @Nullable Process process;
 
-        Member(int id, int clientPort, Path directory, String servers) {
+        private final String maxHeap;
+
+        Member(int id, int clientPort, Path directory, String servers, String maxHeap) {
+            this.maxHeap = maxHeap;
             this.id = id;
             this.clientPort = clientPort;
             this.directory = directory;
@@ -213,7 +235,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
                                 + this.servers);
                 this.process = new ProcessBuilder(
                                 "java",
-                                "-Xmx128m",
+                                "-Xmx" + this.maxHeap,
                                 "-XX:+UseSerialGC",
                                 "-cp",
                                 JAR.toString(),
