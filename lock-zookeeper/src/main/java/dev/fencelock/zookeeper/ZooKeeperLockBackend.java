@@ -13,7 +13,6 @@ import dev.fencelock.spi.LockAdministration;
 import dev.fencelock.spi.LockBackend;
 import dev.fencelock.spi.QueueEntry;
 import dev.fencelock.spi.WriteOperation;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -33,7 +32,6 @@ import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
-import org.apache.zookeeper.data.Stat;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -232,8 +230,9 @@ public final class ZooKeeperLockBackend implements LockBackend, LockAdministrati
         String parent = this.paths.resource(resource.value());
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(this.administrationTtlSeconds);
         return session(this.administrationTtlSeconds, deadline)
-                .thenCompose(session -> readQueue(session, parent))
-                .thenApply(nodes -> nodes.stream().map(Node::entry).toList())
+                .thenCompose(session -> ZooKeeperQueueReads.read(this, session, parent, deadline))
+                .thenApply(nodes ->
+                        nodes.stream().map(ZooKeeperQueueReads.Node::entry).toList())
                 .exceptionallyCompose(ex ->
                         CompletableFuture.failedFuture(failure("Could not read lock '" + resource.value() + "'", ex)));
     }
@@ -243,56 +242,18 @@ public final class ZooKeeperLockBackend implements LockBackend, LockAdministrati
         String parent = this.paths.resource(resource.value());
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(this.administrationTtlSeconds);
         return session(this.administrationTtlSeconds, deadline)
-                .thenCompose(session -> readQueue(session, parent).thenCompose(nodes -> {
-                    if (nodes.isEmpty()) {
-                        return CompletableFuture.completedFuture(Optional.<QueueEntry>empty());
-                    }
-                    Node oldest = nodes.get(0);
-                    return deleteNode(session, oldest.path, WriteOperation.RELEASE)
-                            .thenApply(deleted -> deleted ? Optional.of(oldest.entry) : Optional.<QueueEntry>empty());
-                }));
-    }
-
-    /** One node of a queue as an operator sees it. */
-    private record Node(String path, QueueEntry entry) {}
-
-    /** The nodes below {@code parent}, oldest first, read after a sync: as the leader had them. */
-    private CompletableFuture<List<Node>> readQueue(ZooKeeperSession session, String parent) {
-        return session.calls
-                .sync(parent)
-                .thenCompose(synced -> session.calls.children(parent, null))
-                .exceptionallyCompose(ex -> (ZooKeeperCalls.code(ex) == Code.NONODE)
-                        ? CompletableFuture.completedFuture(List.of())
-                        : CompletableFuture.failedFuture(ex))
-                .thenCompose(names -> {
-                    List<ZooKeeperPaths.Child> children = ZooKeeperPaths.queue(names);
-                    List<CompletableFuture<@Nullable Node>> reads = new ArrayList<>();
-                    for (ZooKeeperPaths.Child child : children) {
-                        String path = parent + "/" + child.name();
-                        reads.add(session.calls
-                                .data(path)
-                                .thenApply(read -> new Node(path, entry(child, read.data(), read.stat())))
-                                .exceptionallyCompose(ex -> (ZooKeeperCalls.code(ex) == Code.NONODE)
-                                        ? CompletableFuture.completedFuture(null)
-                                        : CompletableFuture.failedFuture(ex)));
-                    }
-                    return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new))
-                            .thenApply(all -> {
-                                List<Node> nodes = new ArrayList<>();
-                                for (CompletableFuture<@Nullable Node> read : reads) {
-                                    Node node = read.join();
-                                    if (node != null) {
-                                        nodes.add(node);
-                                    }
-                                }
-                                return nodes;
-                            });
-                });
-    }
-
-    private static QueueEntry entry(ZooKeeperPaths.Child child, byte @Nullable [] data, Stat stat) {
-        String holder = (data != null) ? new String(data, StandardCharsets.UTF_8) : "";
-        return new QueueEntry(child.requestId(), stat.getEphemeralOwner(), stat.getCzxid(), holder, child.kind());
+                .thenCompose(session -> ZooKeeperQueueReads.read(this, session, parent, deadline)
+                        .thenCompose(nodes -> {
+                            if (nodes.isEmpty()) {
+                                return CompletableFuture.completedFuture(Optional.<QueueEntry>empty());
+                            }
+                            ZooKeeperQueueReads.Node oldest = nodes.get(0);
+                            return deleteNode(session, oldest.path(), WriteOperation.RELEASE)
+                                    .thenApply(deleted ->
+                                            deleted ? Optional.of(oldest.entry()) : Optional.<QueueEntry>empty());
+                        }))
+                .exceptionallyCompose(ex -> CompletableFuture.failedFuture(
+                        failure("Could not force-release lock '" + resource.value() + "'", ex)));
     }
 
     // --- what acquisitions and sessions share ------------------------------------------------
