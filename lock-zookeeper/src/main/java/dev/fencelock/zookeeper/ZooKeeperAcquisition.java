@@ -203,7 +203,7 @@ final class ZooKeeperAcquisition {
         return find(opened)
                 .thenCompose(found -> (found != null) ? CompletableFuture.completedFuture(found) : create(opened))
                 .exceptionallyCompose(failure -> ZooKeeperCalls.outcomeUnknown(failure)
-                        ? delayed(() -> findOrCreate(opened))
+                        ? this.backend.retryLater(() -> findOrCreate(opened))
                         : CompletableFuture.failedFuture(failure));
     }
 
@@ -238,23 +238,6 @@ final class ZooKeeperAcquisition {
                 .thenCompose(stat -> (stat != null && stat.getEphemeralOwner() == opened.sessionId())
                         ? CompletableFuture.completedFuture(new ZooKeeperCalls.Created(path, stat))
                         : ownNode(opened, candidates, index + 1));
-    }
-
-    private <T> CompletableFuture<T> delayed(java.util.function.Supplier<CompletableFuture<T>> next) {
-        CompletableFuture<T> later = new CompletableFuture<>();
-        this.backend
-                .scheduler()
-                .schedule(
-                        () -> next.get().whenComplete((value, failure) -> {
-                            if (failure != null) {
-                                later.completeExceptionally(failure);
-                            } else {
-                                later.complete(value);
-                            }
-                        }),
-                        100,
-                        TimeUnit.MILLISECONDS);
-        return later;
     }
 
     private void created(ZooKeeperCalls.@Nullable Created created, @Nullable Throwable failure) {

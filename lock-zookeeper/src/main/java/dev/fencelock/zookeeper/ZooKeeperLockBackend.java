@@ -27,6 +27,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.Watcher;
@@ -352,6 +353,22 @@ public final class ZooKeeperLockBackend implements LockBackend, LockAdministrati
 
     ScheduledExecutorService scheduler() {
         return this.scheduler;
+    }
+
+    /** {@code next}, started 100 ms from now: a call to try again after one that had no answer. */
+    <T> CompletableFuture<T> retryLater(Supplier<CompletableFuture<T>> next) {
+        CompletableFuture<T> later = new CompletableFuture<>();
+        this.scheduler.schedule(
+                () -> next.get().whenComplete((value, failure) -> {
+                    if (failure != null) {
+                        later.completeExceptionally(failure);
+                    } else {
+                        later.complete(value);
+                    }
+                }),
+                100,
+                TimeUnit.MILLISECONDS);
+        return later;
     }
 
     ExecutorService callbacks() {

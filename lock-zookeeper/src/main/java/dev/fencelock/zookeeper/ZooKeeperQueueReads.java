@@ -5,7 +5,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.data.Stat;
 import org.jspecify.annotations.Nullable;
@@ -30,19 +29,7 @@ final class ZooKeeperQueueReads {
                     || System.nanoTime() - deadlineNanos >= 0) {
                 return CompletableFuture.failedFuture(failure);
             }
-            CompletableFuture<List<Node>> again = new CompletableFuture<>();
-            backend.scheduler()
-                    .schedule(
-                            () -> read(backend, session, parent, deadlineNanos).whenComplete((nodes, next) -> {
-                                if (next != null) {
-                                    again.completeExceptionally(next);
-                                } else {
-                                    again.complete(nodes);
-                                }
-                            }),
-                            100,
-                            TimeUnit.MILLISECONDS);
-            return again;
+            return backend.retryLater(() -> read(backend, session, parent, deadlineNanos));
         });
     }
 
