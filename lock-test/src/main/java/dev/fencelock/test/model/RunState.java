@@ -127,19 +127,6 @@ abstract class RunState {
         return null;
     }
 
-    LockLease awaitLease(CompletableFuture<LockLease> future, Acquisition acquisition) {
-        try {
-            return future.get(timeout().toNanos(), TimeUnit.NANOSECONDS);
-        } catch (ExecutionException ex) {
-            throw fail("the acquire of " + acquisition + " should be granted, but failed: " + ex.getCause());
-        } catch (TimeoutException ex) {
-            throw fail("the acquire of " + acquisition + " should be granted at once, but waited " + timeout());
-        } catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(ex);
-        }
-    }
-
     Throwable awaitFailure(CompletableFuture<LockLease> future, String what) {
         try {
             LockLease lease = future.get(timeout().toNanos(), TimeUnit.NANOSECONDS);
