@@ -31,8 +31,11 @@ interface CampaignStore extends AutoCloseable {
     /** What a worker's configuration names to reach the store through {@code routes}, one entry per route. */
     List<String> endpoints(List<ClientRoute> routes);
 
-    /** A backend for the operator's lock client, straight to the members (no route of a worker). */
-    LockBackend operatorBackend(String namespace);
+    /**
+     * A backend for the operator's lock client, through routes of its own, so that a fault can put the operator on
+     * one side of a partition, as an operator on the majority side of a real one would be.
+     */
+    LockBackend operatorBackend(String namespace, List<ClientRoute> routes);
 
     /**
      * etcd's own tools, for the faults only etcd has.

@@ -53,9 +53,9 @@ final class EtcdStore implements CampaignStore, StoreCluster, EtcdTools {
     }
 
     @Override
-    public synchronized LockBackend operatorBackend(String namespace) {
+    public synchronized LockBackend operatorBackend(String namespace, List<ClientRoute> routes) {
         operator = EtcdLockBackend.builder()
-                .endpoints(cluster.endpoints())
+                .endpoints(endpoints(routes))
                 .namespace(namespace)
                 .instanceId("operator")
                 .build();

@@ -41,22 +41,39 @@ final class Testbed implements FaultTarget, AutoCloseable {
     private final List<ClientRoute> routes = new ArrayList<>();
     private final List<TestbedWorker> workers = new ArrayList<>();
     private final LockClient operator;
+    private final List<ClientRoute> operatorRoutes;
     private int nextWorker;
 
-    private Testbed(CampaignStore store, CampaignSettings settings, FaultLog log, LockClient operator) {
+    private Testbed(
+            CampaignStore store,
+            CampaignSettings settings,
+            FaultLog log,
+            LockClient operator,
+            List<ClientRoute> operatorRoutes) {
         this.store = store;
         this.settings = settings;
         this.log = log;
         this.operator = operator;
+        this.operatorRoutes = List.copyOf(operatorRoutes);
     }
 
     /** Opens the routes and an operator client, and launches the workers; they start working at once. */
     static Testbed start(
             CampaignStore store, CampaignSettings settings, RunTables tables, String namespace, Path dir, FaultLog log)
             throws Exception {
-        LockClient operator =
-                LockClient.builder(store.operatorBackend(namespace)).build();
-        Testbed testbed = new Testbed(store, settings, log, operator);
+        List<ClientRoute> operatorRoutes = new ArrayList<>();
+        for (StoreCluster.Member member : store.cluster().members()) {
+            operatorRoutes.add(store.openRoute(member, false));
+        }
+        LockClient operator;
+        try {
+            operator = LockClient.builder(store.operatorBackend(namespace, operatorRoutes))
+                    .build();
+        } catch (RuntimeException | Error e) {
+            operatorRoutes.forEach(ClientRoute::close);
+            throw e;
+        }
+        Testbed testbed = new Testbed(store, settings, log, operator, operatorRoutes);
         try {
             // The operator's first call opens its connection and runs its code for the first time; on a busy machine
             // that took seconds, longer than a caught holder lingers, so the first force-release came too late.
@@ -181,6 +198,16 @@ final class Testbed implements FaultTarget, AutoCloseable {
     }
 
     @Override
+    public void cutOperatorFrom(StoreCluster.Member member) {
+        operatorRoutes.stream().filter(route -> route.member() == member).forEach(ClientRoute::cut);
+    }
+
+    @Override
+    public void reconnectOperator() {
+        operatorRoutes.forEach(ClientRoute::restore);
+    }
+
+    @Override
     public List<QueuedKey> queue(String key) throws Exception {
         return operator
                 .administration()
@@ -219,6 +246,7 @@ final class Testbed implements FaultTarget, AutoCloseable {
         workers.forEach(worker -> worker.process.close());
         routes.forEach(ClientRoute::close);
         operator.close();
+        operatorRoutes.forEach(ClientRoute::close);
     }
 
     /** A worker process with its routes, as faults see it. */
@@ -245,6 +273,11 @@ final class Testbed implements FaultTarget, AutoCloseable {
         @Override
         public Optional<LingerNotice> awaitLingering(Duration timeout) throws InterruptedException {
             return process.awaitLingering(timeout);
+        }
+
+        @Override
+        public void endLinger() {
+            process.endLinger();
         }
 
         @Override

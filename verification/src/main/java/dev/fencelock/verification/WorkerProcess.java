@@ -115,6 +115,11 @@ final class WorkerProcess implements AutoCloseable {
         return Optional.ofNullable(notice);
     }
 
+    /** Ends the stay of the operation that followed the last order, before its time is up. */
+    void endLinger() {
+        send("endlinger");
+    }
+
     /** Freezes the worker with {@code SIGSTOP}. */
     void pause() {
         ProcessControl.pause(process.pid());

@@ -55,9 +55,9 @@ final class ZooKeeperStore implements CampaignStore, StoreCluster {
     }
 
     @Override
-    public LockBackend operatorBackend(String namespace) {
+    public LockBackend operatorBackend(String namespace, List<ClientRoute> routes) {
         return ZooKeeperLockBackend.builder()
-                .connectString(ensemble.connectString())
+                .connectString(String.join(",", endpoints(routes)))
                 .namespace(namespace)
                 .instanceId("operator")
                 .build();

@@ -40,6 +40,12 @@ public interface FaultTarget {
      */
     Optional<QueuedKey> forceRelease(String key) throws Exception;
 
+    /** Cuts the operator's route to {@code member}: its lock client goes on through the other members. */
+    void cutOperatorFrom(StoreCluster.Member member);
+
+    /** Restores every route of the operator. */
+    void reconnectOperator();
+
     /** The keys of {@code key}'s lock, the holder first and then its waiters, read linearizably by the operator. */
     List<QueuedKey> queue(String key) throws Exception;
 
@@ -65,6 +71,9 @@ public interface FaultTarget {
 
         /** Waits until an operation follows the order; empty (and the order withdrawn) if none did in time. */
         Optional<LingerNotice> awaitLingering(Duration timeout) throws InterruptedException;
+
+        /** Ends the stay of the operation that followed the last order now, before the order's time is up. */
+        void endLinger();
 
         /** {@code SIGSTOP}. */
         void pause();

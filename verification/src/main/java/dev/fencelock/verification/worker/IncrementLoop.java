@@ -13,9 +13,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
-import org.jspecify.annotations.Nullable;
 
 /**
  * One thread of a worker: increments random counters until told to stop, one operation at a time.
@@ -32,7 +30,7 @@ final class IncrementLoop implements Runnable {
     private final LockClient client;
     private final DataSource dataSource;
     private final HistoryWriter history;
-    private final AtomicReference<@Nullable Linger> linger;
+    private final Lingering lingering;
     private final AtomicBoolean running;
     private final Progress progress;
     private final PrintStream stdout;
@@ -55,7 +53,7 @@ final class IncrementLoop implements Runnable {
             LockClient client,
             DataSource dataSource,
             HistoryWriter history,
-            AtomicReference<@Nullable Linger> linger,
+            Lingering lingering,
             AtomicBoolean running,
             Progress progress,
             PrintStream stdout) {
@@ -64,7 +62,7 @@ final class IncrementLoop implements Runnable {
         this.client = client;
         this.dataSource = dataSource;
         this.history = history;
-        this.linger = linger;
+        this.lingering = lingering;
         this.running = running;
         this.progress = progress;
         this.stdout = stdout;
@@ -197,17 +195,22 @@ final class IncrementLoop implements Runnable {
 
     /** Stays in {@code phase} if the orchestrator asked for it and no other thread took the order first. */
     private boolean linger(Linger.Phase phase, String op, String key, long token) {
-        Linger order = linger.get();
-        if (order == null || order.phase() != phase || !linger.compareAndSet(order, null)) {
+        Lingering.Order order = lingering.take(phase);
+        if (order == null) {
             return false;
         }
         history.write(
-                "linger", op, "phase", phase.name(), "millis", order.duration().toMillis());
+                "linger",
+                op,
+                "phase",
+                phase.name(),
+                "millis",
+                order.linger().duration().toMillis());
         synchronized (stdout) {
             stdout.println("lingering " + phase + " " + op + " " + key + " " + token);
             stdout.flush();
         }
-        sleep(order.duration().toMillis());
+        order.stay();
         return true;
     }
 

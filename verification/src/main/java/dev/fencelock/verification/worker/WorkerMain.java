@@ -18,9 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
-import org.jspecify.annotations.Nullable;
 
 /**
  * A worker process of the campaign: {@code java ... WorkerMain <config.properties>}.
@@ -28,7 +26,8 @@ import org.jspecify.annotations.Nullable;
  * <p>It talks to the orchestrator over standard input and output, one line at a time. It prints {@code ready}
  * once its clients are up, {@code progress <ok> <fail> <info>} every second, {@code lingering <phase> <op> <key>
  * <token>} when it follows a {@link Linger} order, and {@code stopped} at the end; it reads {@code linger <phase>
- * <millis>}, {@code nolinger} (withdraws an order no operation took yet) and {@code stop}. The end of standard input means the orchestrator is gone, and the worker stops too.
+ * <millis>}, {@code nolinger} (withdraws an order no operation took yet), {@code endlinger} (ends the stay of the
+ * operation that took the last order) and {@code stop}. The end of standard input means the orchestrator is gone, and the worker stops too.
  */
 public final class WorkerMain {
 
@@ -41,7 +40,7 @@ public final class WorkerMain {
         WorkerConfig config = WorkerConfig.load(Path.of(args[0]));
         PrintStream stdout = new PrintStream(System.out, true, StandardCharsets.UTF_8);
         AtomicBoolean running = new AtomicBoolean(true);
-        AtomicReference<@Nullable Linger> linger = new AtomicReference<>();
+        Lingering lingering = new Lingering();
         IncrementLoop.Progress progress = new IncrementLoop.Progress();
         List<Thread> threads = new ArrayList<>();
         try (HistoryWriter history = new HistoryWriter(config.historyFile());
@@ -50,7 +49,7 @@ public final class WorkerMain {
             DataSource dataSource = dataSource(config, pool);
             for (int i = 0; i < config.threads(); i++) {
                 IncrementLoop loop =
-                        new IncrementLoop(config, i, client, dataSource, history, linger, running, progress, stdout);
+                        new IncrementLoop(config, i, client, dataSource, history, lingering, running, progress, stdout);
                 Thread thread = new Thread(loop, config.id() + "-op-" + i);
                 threads.add(thread);
             }
@@ -59,7 +58,7 @@ public final class WorkerMain {
             say(stdout, "ready");
             threads.forEach(Thread::start);
             reporter.start();
-            readCommands(linger, stdout);
+            readCommands(lingering, stdout);
             running.set(false);
             long deadline = System.nanoTime() + STOP_GRACE.toNanos();
             for (Thread thread : threads) {
@@ -73,7 +72,7 @@ public final class WorkerMain {
         System.exit(0);
     }
 
-    private static void readCommands(AtomicReference<@Nullable Linger> linger, PrintStream stdout) throws Exception {
+    private static void readCommands(Lingering lingering, PrintStream stdout) throws Exception {
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         String line;
         while ((line = in.readLine()) != null) {
@@ -81,9 +80,11 @@ public final class WorkerMain {
                 return;
             }
             if (line.startsWith("linger ")) {
-                linger.set(Linger.parse(line));
+                lingering.order(Linger.parse(line));
             } else if (line.equals("nolinger")) {
-                linger.set(null);
+                lingering.withdraw();
+            } else if (line.equals("endlinger")) {
+                lingering.end();
             } else if (!line.isBlank()) {
                 say(stdout, "unknown-command " + line);
             }

@@ -214,6 +214,16 @@ class ForceReleaseTest {
         }
 
         @Override
+        public void cutOperatorFrom(StoreCluster.Member member) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void reconnectOperator() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
         public List<QueuedKey> queue(String key) {
             return List.copyOf(queue);
         }
@@ -270,6 +280,11 @@ class ForceReleaseTest {
         @Override
         public Optional<LingerNotice> awaitLingering(Duration timeout) {
             return notices.isEmpty() ? Optional.empty() : Optional.of(notices.remove(0));
+        }
+
+        @Override
+        public void endLinger() {
+            events.add(id + " endlinger");
         }
 
         @Override
