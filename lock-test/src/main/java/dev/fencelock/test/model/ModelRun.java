@@ -111,10 +111,11 @@ final class ModelRun extends RunChecks {
                 yield step;
             }
         };
-        if (!step.kind().isFault() && this.answersLost[c]) {
-            // A lost answer is armed for the client's next command only.
-            this.run.loseWriteAnswers(c, false);
-            this.answersLost[c] = false;
+        if (performed != null && !performed.kind().isFault() && this.answersLost[performed.client()]) {
+            // A lost answer is armed for the client's next command only: the client that sent it, which is not
+            // the step's own when the step acted on another client's lease or waiter.
+            this.run.loseWriteAnswers(performed.client(), false);
+            this.answersLost[performed.client()] = false;
         }
         return performed;
     }
