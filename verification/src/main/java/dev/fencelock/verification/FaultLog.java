@@ -40,11 +40,25 @@ final class FaultLog implements AutoCloseable {
     }
 
     /**
-     * Records a fault that set out to delete a holder's key of {@code lockKey}, with the create revision of the key
-     * it deleted ({@code null}: it deleted nothing), so that the checker can tell whether the deletion took effect.
+     * Records a fault that set out to delete the key with token {@code caughtToken} of {@code lockKey}, with the token
+     * of the key it deleted ({@code null}: it deleted nothing), so that the checker can tell whether the deletion took
+     * effect, or whether the caught holder had lost its key already.
      */
-    void deletionWindow(String name, String detail, long start, long end, String lockKey, @Nullable Long deletedToken) {
-        fault(name, detail, start, end, ",\"lockKey\":" + quote(lockKey) + ",\"deletedToken\":" + deletedToken);
+    void deletionWindow(
+            String name,
+            String detail,
+            long start,
+            long end,
+            String lockKey,
+            long caughtToken,
+            @Nullable Long deletedToken) {
+        fault(
+                name,
+                detail,
+                start,
+                end,
+                ",\"lockKey\":" + quote(lockKey) + ",\"caughtToken\":" + caughtToken + ",\"deletedToken\":"
+                        + deletedToken);
     }
 
     private void fault(String name, String detail, long start, long end, String moreFields) {

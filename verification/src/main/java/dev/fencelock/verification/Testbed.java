@@ -232,8 +232,14 @@ final class Testbed implements FaultTarget, AutoCloseable {
 
     @Override
     public void deletionWindow(
-            String name, String detail, long start, long end, String lockKey, @Nullable Long deletedToken) {
-        log.deletionWindow(name, detail, start, end, lockKey, deletedToken);
+            String name,
+            String detail,
+            long start,
+            long end,
+            String lockKey,
+            long caughtToken,
+            @Nullable Long deletedToken) {
+        log.deletionWindow(name, detail, start, end, lockKey, caughtToken, deletedToken);
     }
 
     @Override

@@ -22,6 +22,14 @@ public record FaultWindow(String name, String detail, long start, long end, Dele
      * @param lockKey the lock (and counter), such as {@code k2}
      * @param token the create revision of the key it deleted, which is its holder's fencing token; {@code null} if it
      *     deleted nothing
+     * @param caughtToken the fencing token of the holder the fault caught and set out to delete; {@code null} in
+     *     fault logs written before it was recorded
      */
-    public record Deletion(String lockKey, Long token) {}
+    public record Deletion(String lockKey, Long token, Long caughtToken) {
+
+        /** A deletion whose caught holder the fault log does not name. */
+        public Deletion(String lockKey, Long token) {
+            this(lockKey, token, null);
+        }
+    }
 }

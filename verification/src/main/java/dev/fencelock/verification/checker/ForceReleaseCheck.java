@@ -21,7 +21,10 @@ import java.util.Map;
  *       release began), which no release of its own can explain.
  * </ul>
  *
- * <p>A force-release that deleted nothing, or whose deletion shows neither, is reported as {@link
+ * <p>A force-release that deleted nothing because the holder it caught had lost its key already (its session ran
+ * out while it lingered, and the holder showed the loss by the bound below) tested nothing and says so in its
+ * detail; it is no anomaly. A force-release that deleted nothing otherwise, or whose deletion shows neither, is
+ * reported as {@link
  * Anomaly.Kind#INJECTION_WITHOUT_EFFECT}: the run did not test what its fault log says. The bound is one lease TTL
  * after the heal: by then a holder has heard of the deletion through its watch or, still unable to reach etcd, has
  * passed its session's local deadline and counts the lock as lost anyway; later evidence could have any cause.
@@ -42,7 +45,13 @@ final class ForceReleaseCheck {
             if (deletion == null) {
                 continue;
             }
+            List<Operation> ops = acquiredByKey.getOrDefault(deletion.lockKey(), List.of());
+            long until = fault.end() + history.leaseTtl();
             if (deletion.token() == null) {
+                if (lostAlready(ops, deletion.caughtToken(), until)) {
+                    // Its key was gone before the delete: the fault found nothing to test, and its detail says so.
+                    continue;
+                }
                 anomalies.add(new Anomaly(
                         Anomaly.Kind.INJECTION_WITHOUT_EFFECT,
                         deletion.lockKey(),
@@ -51,8 +60,6 @@ final class ForceReleaseCheck {
                 continue;
             }
             long token = deletion.token();
-            long until = fault.end() + history.leaseTtl();
-            List<Operation> ops = acquiredByKey.getOrDefault(deletion.lockKey(), List.of());
             Operation holder =
                     ops.stream().filter(op -> op.token() == token).findFirst().orElse(null);
             Long lossAt = holder == null ? null : lossAt(holder);
@@ -72,6 +79,19 @@ final class ForceReleaseCheck {
                                 + ", up to one lease TTL after the heal; the fault log says: " + fault.detail()));
             }
         }
+    }
+
+    /** Whether the caught holder showed a loss of its own by {@code until}, so a delete had nothing left to delete. */
+    private static boolean lostAlready(List<Operation> ops, Long caughtToken, long until) {
+        if (caughtToken == null) {
+            return false;
+        }
+        Long lossAt = ops.stream()
+                .filter(op -> op.token() == caughtToken.longValue())
+                .findFirst()
+                .map(ForceReleaseCheck::lossAt)
+                .orElse(null);
+        return lossAt != null && lossAt <= until;
     }
 
     /** When the holder first showed that it had lost the lock, or {@code null} if it never did. */

@@ -74,14 +74,20 @@ public final class HistoryFiles {
         return new History(operations, List.copyOf(faults), start, end, bounds[2], List.copyOf(problems));
     }
 
-    /** The lock key a force-release acted on and the token of the key it deleted ({@code null}: nothing). */
+    /**
+     * The lock key a force-release acted on, the token of the key it deleted ({@code null}: nothing) and the token of
+     * the holder it caught.
+     */
     private static FaultWindow.Deletion deletion(Map<String, Object> fields) {
         if (!fields.containsKey("lockKey")) {
             return null;
         }
         Object token = fields.get("deletedToken");
+        Object caught = fields.get("caughtToken");
         return new FaultWindow.Deletion(
-                String.valueOf(fields.get("lockKey")), token == null ? null : number(fields, "deletedToken"));
+                String.valueOf(fields.get("lockKey")),
+                token == null ? null : number(fields, "deletedToken"),
+                caught == null ? null : number(fields, "caughtToken"));
     }
 
     private interface LineHandler {

@@ -53,10 +53,17 @@ public interface FaultTarget {
     void window(String name, String detail, long start, long end);
 
     /**
-     * Logs the window of a fault that set out to delete a holder's key of {@code lockKey}: {@code deletedToken} is
-     * the create revision of the key it deleted, {@code null} if it deleted nothing.
+     * Logs the window of a fault that set out to delete the key of {@code lockKey} whose token is {@code
+     * caughtToken}: {@code deletedToken} is the token of the key it deleted, {@code null} if it deleted nothing.
      */
-    void deletionWindow(String name, String detail, long start, long end, String lockKey, @Nullable Long deletedToken);
+    void deletionWindow(
+            String name,
+            String detail,
+            long start,
+            long end,
+            String lockKey,
+            long caughtToken,
+            @Nullable Long deletedToken);
 
     /** Keeps a fault in place for {@code duration}. */
     void hold(Duration duration) throws InterruptedException;

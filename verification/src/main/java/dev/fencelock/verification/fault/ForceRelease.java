@@ -87,6 +87,7 @@ final class ForceRelease implements Fault {
                     start,
                     System.nanoTime(),
                     notice.key(),
+                    notice.token(),
                     null);
             return;
         }
@@ -135,6 +136,7 @@ final class ForceRelease implements Fault {
                 start,
                 System.nanoTime(),
                 notice.key(),
+                notice.token(),
                 deleted.map(QueuedKey::token).orElse(null));
     }
 

@@ -103,6 +103,22 @@ class ForceReleaseCheckTest {
     }
 
     @Test
+    void aForceReleaseThatFoundTheCaughtHolderAlreadyLostIsNoAnomaly() {
+        // w1-0-2's session ran out while it lingered: its lost-listener ran at 1,030 ms, before the operator read
+        // the queue, so there was nothing of it left to delete. The run did not test a deletion there, and the fault
+        // log says so; the lock did nothing wrong.
+        holder("w1-0-2", 13, Outcome.FAIL, "fenced-local", 1_030L, false);
+        forceRelease(null);
+
+        assertThat(check().anomalies()).isEmpty();
+
+        // Its loss shown later than one lease TTL after the heal could have another cause: still reported.
+        operation("w1-0-2", 13, 990, 1_000, Outcome.FAIL, "lock-lost", 4_790L, true, 4_800L, 0);
+
+        assertThat(check().anomalyCounts()).containsOnlyKeys(Kind.INJECTION_WITHOUT_EFFECT);
+    }
+
+    @Test
     void evidenceCountsOnlyUntilOneLeaseTtlAfterTheHeal() {
         // The holder never finished (its worker was killed); a grant 2,100 ms after the heal at 2,700 ms is too late
         // to tell a deletion from the holder's session running out.
@@ -129,7 +145,7 @@ class ForceReleaseCheckTest {
                 "k2 held by w1-0-2 (token 13)",
                 1_040 * MS,
                 2_700 * MS,
-                new FaultWindow.Deletion("k2", deleted)));
+                new FaultWindow.Deletion("k2", deleted, 13L)));
     }
 
     /**

@@ -79,7 +79,7 @@ class HistoryFilesTest {
                 List.of(
                         "{\"type\":\"run-start\",\"t\":50,\"leaseTtlMillis\":2000}",
                         "{\"type\":\"fault\",\"name\":\"force-release\",\"detail\":\"d\",\"start\":115,\"end\":300,"
-                                + "\"lockKey\":\"k0\",\"deletedToken\":42}",
+                                + "\"lockKey\":\"k0\",\"caughtToken\":42,\"deletedToken\":42}",
                         "{\"type\":\"fault\",\"name\":\"force-release\",\"detail\":\"e\",\"start\":400,\"end\":500,"
                                 + "\"lockKey\":\"k1\",\"deletedToken\":null}",
                         "{\"type\":\"run-end\",\"t\":600}"));
@@ -89,7 +89,7 @@ class HistoryFilesTest {
         assertThat(history.leaseTtl()).isEqualTo(2_000_000_000L);
         assertThat(history.faults())
                 .extracting(FaultWindow::deletion)
-                .containsExactly(new FaultWindow.Deletion("k0", 42L), new FaultWindow.Deletion("k1", null));
+                .containsExactly(new FaultWindow.Deletion("k0", 42L, 42L), new FaultWindow.Deletion("k1", null));
         Operation op = history.operations().get("w1-0-1");
         assertThat(op.lostAt()).isEqualTo(125L);
         assertThat(op.releaseReturned()).isFalse();

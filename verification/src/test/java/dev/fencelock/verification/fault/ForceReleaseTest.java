@@ -241,7 +241,13 @@ class ForceReleaseTest {
 
         @Override
         public void deletionWindow(
-                String name, String detail, long start, long end, String lockKey, @Nullable Long deletedToken) {
+                String name,
+                String detail,
+                long start,
+                long end,
+                String lockKey,
+                long caughtToken,
+                @Nullable Long deletedToken) {
             assertThat(name).isEqualTo("force-release");
             assertThat(end).isGreaterThanOrEqualTo(start);
             events.add("logged");
