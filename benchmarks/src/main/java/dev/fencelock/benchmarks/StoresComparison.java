@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -12,7 +13,9 @@ import org.slf4j.LoggerFactory;
  * {@code InterProcessMutex}, FenceLock on etcd and etcd's v3lock, side by side in one run on a
  * three-member ZooKeeper ensemble and a three-member etcd cluster, in scenarios 2 (fresh keys), 6
  * (re-lock of one's own key) and 3 (one hot key), and the seed workload open loop
- * ({@link SeedWorkloadScenario}). The usual run is unchanged unless this is asked for.
+ * ({@link SeedWorkloadScenario}). The usual run is unchanged unless this is asked for. As in the
+ * main run, {@code -Dbench.scenarios} picks parts: {@code 1} (the seed workload, scenario 1's), {@code 2}, {@code 3}
+ * and {@code 6}; all by default.
  */
 final class StoresComparison {
 
@@ -41,6 +44,7 @@ final class StoresComparison {
             List<SeedWorkloadScenario.Result> seed) {}
 
     static Result run(BenchSettings settings) throws Exception {
+        Set<String> parts = BenchmarkMain.scenarios();
         String loadBefore = BenchmarkMain.loadAverage();
         Instant started = Instant.now();
         List<String> failures = new ArrayList<>();
@@ -60,12 +64,18 @@ final class StoresComparison {
                 systems.add(Systems.fenceLock(env.endpoints(), "/bench-stores", FENCELOCK_ETCD));
                 systems.add(Systems.jetcdLock(env.endpoints()));
                 BenchmarkMain.warmUp(env, settings, systems);
-                uncontended = part("scenario 2", failures, () -> UncontendedScenario.run(env, settings, systems));
-                relock = part("scenario 6", failures, () -> RelockScenario.run(env, settings, systems));
-                hotKey = part("scenario 3", failures, () -> HotKeyScenario.run(env, settings, systems));
+                if (parts.contains("2")) {
+                    uncontended = part("scenario 2", failures, () -> UncontendedScenario.run(env, settings, systems));
+                }
+                if (parts.contains("6")) {
+                    relock = part("scenario 6", failures, () -> RelockScenario.run(env, settings, systems));
+                }
+                if (parts.contains("3")) {
+                    hotKey = part("scenario 3", failures, () -> HotKeyScenario.run(env, settings, systems));
+                }
                 int rate = settings.rates().get(0);
                 int run = 0;
-                for (LockSystem system : List.copyOf(systems)) {
+                for (LockSystem system : parts.contains("1") ? List.copyOf(systems) : List.<LockSystem>of()) {
                     String prefix = "/bench-seed-" + (run++) + "/res-";
                     try {
                         seed.add(SeedWorkloadScenario.run(env, settings, system, rate, prefix));
