@@ -1,6 +1,7 @@
 package dev.fencelock.verification;
 
 import dev.fencelock.verification.checker.HistoryFiles;
+import dev.fencelock.verification.fault.FaultTarget;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -10,7 +11,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The orchestrator's own record of a run, beside the workers' histories: when the workload started and ended, and
@@ -40,25 +40,17 @@ final class FaultLog implements AutoCloseable {
     }
 
     /**
-     * Records a fault that set out to delete the key with token {@code caughtToken} of {@code lockKey}, with the token
-     * of the key it deleted ({@code null}: it deleted nothing), so that the checker can tell whether the deletion took
-     * effect, or whether the caught holder had lost its key already.
+     * Records a fault that set out to delete a holder's key, with the token of the key it deleted, so that the checker
+     * can tell whether the deletion took effect, or whether the caught holder had lost its key already.
      */
-    void deletionWindow(
-            String name,
-            String detail,
-            long start,
-            long end,
-            String lockKey,
-            long caughtToken,
-            @Nullable Long deletedToken) {
+    void deletionWindow(String name, String detail, long start, long end, FaultTarget.Deletion deletion) {
         fault(
                 name,
                 detail,
                 start,
                 end,
-                ",\"lockKey\":" + quote(lockKey) + ",\"caughtToken\":" + caughtToken + ",\"deletedToken\":"
-                        + deletedToken);
+                ",\"lockKey\":" + quote(deletion.lockKey()) + ",\"caughtToken\":" + deletion.caughtToken()
+                        + ",\"deletedToken\":" + deletion.deletedToken());
     }
 
     private void fault(String name, String detail, long start, long end, String moreFields) {

@@ -21,7 +21,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.jspecify.annotations.Nullable;
 
 /**
  * A running run: the store, one route per worker and member, the worker processes, and an operator's lock
@@ -231,15 +230,8 @@ final class Testbed implements FaultTarget, AutoCloseable {
     }
 
     @Override
-    public void deletionWindow(
-            String name,
-            String detail,
-            long start,
-            long end,
-            String lockKey,
-            long caughtToken,
-            @Nullable Long deletedToken) {
-        log.deletionWindow(name, detail, start, end, lockKey, caughtToken, deletedToken);
+    public void deletionWindow(String name, String detail, long start, long end, Deletion deletion) {
+        log.deletionWindow(name, detail, start, end, deletion);
     }
 
     @Override

@@ -52,18 +52,8 @@ public interface FaultTarget {
     /** Logs a fault window. */
     void window(String name, String detail, long start, long end);
 
-    /**
-     * Logs the window of a fault that set out to delete the key of {@code lockKey} whose token is {@code
-     * caughtToken}: {@code deletedToken} is the token of the key it deleted, {@code null} if it deleted nothing.
-     */
-    void deletionWindow(
-            String name,
-            String detail,
-            long start,
-            long end,
-            String lockKey,
-            long caughtToken,
-            @Nullable Long deletedToken);
+    /** Logs the window of a fault that set out to delete a holder's key, with what it deleted. */
+    void deletionWindow(String name, String detail, long start, long end, Deletion deletion);
 
     /** Keeps a fault in place for {@code duration}. */
     void hold(Duration duration) throws InterruptedException;
@@ -129,4 +119,14 @@ public interface FaultTarget {
      *     operator}
      */
     record QueuedKey(long token, String worker) {}
+
+    /**
+     * What a fault that set out to delete a holder's key deleted.
+     *
+     * @param lockKey the lock, such as {@code k2}
+     * @param caughtToken the token of the holder it caught and set out to delete
+     * @param deletedToken the token of the key it deleted; {@code null} if it deleted nothing
+     */
+    record Deletion(
+            String lockKey, long caughtToken, @Nullable Long deletedToken) {}
 }

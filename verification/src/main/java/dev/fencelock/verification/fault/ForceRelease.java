@@ -1,5 +1,6 @@
 package dev.fencelock.verification.fault;
 
+import dev.fencelock.verification.fault.FaultTarget.Deletion;
 import dev.fencelock.verification.fault.FaultTarget.LingerNotice;
 import dev.fencelock.verification.fault.FaultTarget.QueuedKey;
 import dev.fencelock.verification.worker.Linger;
@@ -86,9 +87,7 @@ final class ForceRelease implements Fault {
                             + " first, and deleted nothing",
                     start,
                     System.nanoTime(),
-                    notice.key(),
-                    notice.token(),
-                    null);
+                    new Deletion(notice.key(), notice.token(), null));
             return;
         }
         boolean cut = !afterRead && queue.size() > 1 && !queue.get(1).worker().equals(worker.id());
@@ -135,9 +134,10 @@ final class ForceRelease implements Fault {
                 outcome(deleted, notice, caught) + " after " + deletedAfter + " ms " + placement,
                 start,
                 System.nanoTime(),
-                notice.key(),
-                notice.token(),
-                deleted.map(QueuedKey::token).orElse(null));
+                new Deletion(
+                        notice.key(),
+                        notice.token(),
+                        deleted.map(QueuedKey::token).orElse(null)));
     }
 
     private static String outcome(Optional<QueuedKey> deleted, LingerNotice notice, String caught) {

@@ -240,18 +240,11 @@ class ForceReleaseTest {
         }
 
         @Override
-        public void deletionWindow(
-                String name,
-                String detail,
-                long start,
-                long end,
-                String lockKey,
-                long caughtToken,
-                @Nullable Long deletedToken) {
+        public void deletionWindow(String name, String detail, long start, long end, Deletion deletion) {
             assertThat(name).isEqualTo("force-release");
             assertThat(end).isGreaterThanOrEqualTo(start);
             events.add("logged");
-            windows.add(new Window(detail, lockKey, deletedToken));
+            windows.add(new Window(detail, deletion.lockKey(), deletion.deletedToken()));
         }
 
         @Override
