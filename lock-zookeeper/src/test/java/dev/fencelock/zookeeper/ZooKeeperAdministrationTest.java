@@ -9,39 +9,27 @@ import dev.fencelock.LockRequest;
 import dev.fencelock.ResourceName;
 import dev.fencelock.spi.QueueEntry;
 import dev.fencelock.test.fault.FaultProxy;
-import dev.fencelock.test.zookeeper.ZooKeeperEnsemble;
+import dev.fencelock.test.zookeeper.ZooKeeperEnsembleExtension;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** An operator's reads of a queue survive a connection that lost their answers: they are read again. */
 class ZooKeeperAdministrationTest {
 
-    private static ZooKeeperEnsemble ensemble;
-
-    @BeforeAll
-    static void start() {
-        ensemble = ZooKeeperEnsemble.standalone();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (ensemble != null) {
-            ensemble.close();
-        }
-    }
+    @RegisterExtension
+    static final ZooKeeperEnsembleExtension zookeeper = ZooKeeperEnsembleExtension.members(1);
 
     @Test
     void aForceReleaseAndAQueueReadWhoseAnswersWereLostAreReadAgain() throws Exception {
-        try (FaultProxy route =
-                        FaultProxy.start("127.0.0.1", ensemble.members().get(0).clientPort());
+        try (FaultProxy route = FaultProxy.start(
+                        "127.0.0.1", zookeeper.ensemble().members().get(0).clientPort());
                 LockClient holder = LockClient.builder(ZooKeeperLockBackend.builder()
-                                .connectString(ensemble.connectString())
+                                .connectString(zookeeper.connectString())
                                 .build())
                         .build()) {
             ZooKeeperLockBackend operator = ZooKeeperLockBackend.builder()

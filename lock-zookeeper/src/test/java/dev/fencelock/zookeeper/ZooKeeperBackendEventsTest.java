@@ -8,31 +8,19 @@ import dev.fencelock.LockLease;
 import dev.fencelock.LockRequest;
 import dev.fencelock.spi.BackendEventListener;
 import dev.fencelock.spi.WriteOperation;
-import dev.fencelock.test.zookeeper.ZooKeeperEnsemble;
+import dev.fencelock.test.zookeeper.ZooKeeperEnsembleExtension;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** What the ZooKeeper backend tells its event listener, from which the fencelock.* meters are made. */
 class ZooKeeperBackendEventsTest {
 
-    private static ZooKeeperEnsemble ensemble;
-
-    @BeforeAll
-    static void start() {
-        ensemble = ZooKeeperEnsemble.standalone();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (ensemble != null) {
-            ensemble.close();
-        }
-    }
+    @RegisterExtension
+    static final ZooKeeperEnsembleExtension zookeeper = ZooKeeperEnsembleExtension.members(1);
 
     @Test
     void writesAreTimedAndASessionLostWithItsLocksIsCounted() {
@@ -50,7 +38,7 @@ class ZooKeeperBackendEventsTest {
             }
         };
         ZooKeeperLockBackend backend = ZooKeeperLockBackend.builder()
-                .connectString(ensemble.connectString())
+                .connectString(zookeeper.connectString())
                 .eventListener(listener)
                 .build();
         try (LockClient client = LockClient.builder(backend).build()) {

@@ -8,17 +8,19 @@ import dev.fencelock.LockException;
 import dev.fencelock.LockLease;
 import dev.fencelock.LockRequest;
 import dev.fencelock.ResourceName;
-import dev.fencelock.test.zookeeper.ZooKeeperEnsemble;
+import dev.fencelock.test.zookeeper.ZooKeeperEnsembleExtension;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** A lease TTL is a session timeout on ZooKeeper: one the servers will not grant is refused, never bent. */
 class ZooKeeperLeaseTtlTest {
 
-    private static ZooKeeperEnsemble ensemble;
+    @RegisterExtension
+    static final ZooKeeperEnsembleExtension zookeeper = ZooKeeperEnsembleExtension.of(1, "maxSessionTimeout=5000");
 
     private static LockClient client;
 
@@ -26,9 +28,8 @@ class ZooKeeperLeaseTtlTest {
 
     @BeforeAll
     static void start() {
-        ensemble = ZooKeeperEnsemble.start(1, "maxSessionTimeout=5000");
         backend = ZooKeeperLockBackend.builder()
-                .connectString(ensemble.connectString())
+                .connectString(zookeeper.connectString())
                 .administrationSessionTimeout(Duration.ofSeconds(3))
                 .build();
         client = LockClient.builder(backend).build();
@@ -38,9 +39,6 @@ class ZooKeeperLeaseTtlTest {
     static void stop() {
         if (client != null) {
             client.close();
-        }
-        if (ensemble != null) {
-            ensemble.close();
         }
     }
 

@@ -4,24 +4,25 @@ import dev.fencelock.LockClient;
 import dev.fencelock.LockClientBuilder;
 import dev.fencelock.ResourceName;
 import dev.fencelock.test.contract.LockBackendContract;
-import dev.fencelock.test.zookeeper.ZooKeeperEnsemble;
+import dev.fencelock.test.zookeeper.ZooKeeperEnsembleExtension;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The ZooKeeper backend against a real server: the same contract as etcd, fencing tokens included. */
 class ZooKeeperLockBackendContractTest extends LockBackendContract {
 
-    private static ZooKeeperEnsemble ensemble;
+    @RegisterExtension
+    static final ZooKeeperEnsembleExtension zookeeper = ZooKeeperEnsembleExtension.members(1);
 
     private static ZooKeeperLockBackend observer;
 
     @BeforeAll
     static void startServer() {
-        ensemble = ZooKeeperEnsemble.standalone();
         observer = ZooKeeperLockBackend.builder()
-                .connectString(ensemble.connectString())
+                .connectString(zookeeper.connectString())
                 .build();
     }
 
@@ -30,15 +31,12 @@ class ZooKeeperLockBackendContractTest extends LockBackendContract {
         if (observer != null) {
             observer.close();
         }
-        if (ensemble != null) {
-            ensemble.close();
-        }
     }
 
     @Override
     protected LockClient createClient(Consumer<LockClientBuilder> customizer) {
         LockClientBuilder builder = LockClient.builder(ZooKeeperLockBackend.builder()
-                .connectString(ensemble.connectString())
+                .connectString(zookeeper.connectString())
                 .build());
         customizer.accept(builder);
         return builder.build();

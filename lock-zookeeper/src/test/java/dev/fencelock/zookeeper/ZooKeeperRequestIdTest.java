@@ -10,39 +10,27 @@ import dev.fencelock.LockLease;
 import dev.fencelock.LockRequest;
 import dev.fencelock.ResourceName;
 import dev.fencelock.test.fault.FaultProxy;
-import dev.fencelock.test.zookeeper.ZooKeeperEnsemble;
+import dev.fencelock.test.zookeeper.ZooKeeperEnsembleExtension;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** A request id names one acquisition: another client's use of it is refused at once, as on every backend. */
 class ZooKeeperRequestIdTest {
 
-    private static ZooKeeperEnsemble ensemble;
-
-    @BeforeAll
-    static void start() {
-        ensemble = ZooKeeperEnsemble.standalone();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (ensemble != null) {
-            ensemble.close();
-        }
-    }
+    @RegisterExtension
+    static final ZooKeeperEnsembleExtension zookeeper = ZooKeeperEnsembleExtension.members(1);
 
     @Test
     void aRequestIdInUseByAnotherClientIsRefusedAtOnceAndLeavesNoNode() throws Exception {
         ZooKeeperLockBackend first = ZooKeeperLockBackend.builder()
-                .connectString(ensemble.connectString())
+                .connectString(zookeeper.connectString())
                 .build();
         try (LockClient a = LockClient.builder(first).build();
                 LockClient b = LockClient.builder(ZooKeeperLockBackend.builder()
-                                .connectString(ensemble.connectString())
+                                .connectString(zookeeper.connectString())
                                 .build())
                         .build()) {
             LockRequest request = LockRequest.builder("shared-id")
@@ -71,7 +59,7 @@ class ZooKeeperRequestIdTest {
     @Test
     void aSecondWaitingAcquisitionOfOneRequestIdJoinsTheFirst() throws Exception {
         ZooKeeperLockBackend backend = ZooKeeperLockBackend.builder()
-                .connectString(ensemble.connectString())
+                .connectString(zookeeper.connectString())
                 .build();
         try (LockClient client = LockClient.builder(backend).build()) {
             LockLease holder = client.acquire(LockRequest.of("joined-id"));
@@ -110,12 +98,12 @@ class ZooKeeperRequestIdTest {
      */
     @Test
     void anAcquisitionRefusedAfterALostAnswerLeavesNoNodeBehind() throws Exception {
-        try (FaultProxy route =
-                FaultProxy.start("127.0.0.1", ensemble.members().get(0).clientPort())) {
+        try (FaultProxy route = FaultProxy.start(
+                "127.0.0.1", zookeeper.ensemble().members().get(0).clientPort())) {
             for (int round = 0; round < 3; round++) {
                 String resource = "lost-answer-" + round;
                 ZooKeeperLockBackend holding = ZooKeeperLockBackend.builder()
-                        .connectString(ensemble.connectString())
+                        .connectString(zookeeper.connectString())
                         .build();
                 try (LockClient holder = LockClient.builder(holding).build();
                         LockClient lossy = LockClient.builder(ZooKeeperLockBackend.builder()

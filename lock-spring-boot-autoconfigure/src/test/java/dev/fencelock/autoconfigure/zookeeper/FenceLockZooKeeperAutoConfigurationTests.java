@@ -13,11 +13,10 @@ import dev.fencelock.autoconfigure.LockBackendMissingException;
 import dev.fencelock.autoconfigure.etcd.FenceLockEtcdAutoConfiguration;
 import dev.fencelock.autoconfigure.health.FenceLockHealthContributorAutoConfiguration;
 import dev.fencelock.memory.InMemoryLockBackend;
-import dev.fencelock.test.zookeeper.ZooKeeperEnsemble;
+import dev.fencelock.test.zookeeper.ZooKeeperEnsembleExtension;
 import dev.fencelock.zookeeper.ZooKeeperLockBackend;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.health.autoconfigure.contributor.HealthContributorAutoConfiguration;
@@ -29,7 +28,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 class FenceLockZooKeeperAutoConfigurationTests {
 
-    private static ZooKeeperEnsemble ensemble;
+    @RegisterExtension
+    static final ZooKeeperEnsembleExtension zookeeper = ZooKeeperEnsembleExtension.members(1);
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(
@@ -41,24 +41,12 @@ class FenceLockZooKeeperAutoConfigurationTests {
                     HealthContributorAutoConfiguration.class,
                     HealthContributorRegistryAutoConfiguration.class));
 
-    @BeforeAll
-    static void startServer() {
-        ensemble = ZooKeeperEnsemble.standalone();
-    }
-
-    @AfterAll
-    static void stopServer() {
-        if (ensemble != null) {
-            ensemble.close();
-        }
-    }
-
     @Test
     void runWithBackendZooKeeperShouldLockWithFencingTokensAndReportHealth() {
         this.runner
                 .withPropertyValues(
                         "fencelock.backend=zookeeper",
-                        "fencelock.zookeeper.connect-string=" + ensemble.connectString(),
+                        "fencelock.zookeeper.connect-string=" + zookeeper.connectString(),
                         "fencelock.lease-ttl=5s")
                 .withBean(Orders.class)
                 .run(context -> {
@@ -77,7 +65,7 @@ class FenceLockZooKeeperAutoConfigurationTests {
                     assertThat(health.getDetails())
                             .containsEntry("backend", "zookeeper")
                             .containsEntry("fencingTokens", true)
-                            .containsEntry("connectString", ensemble.connectString());
+                            .containsEntry("connectString", zookeeper.connectString());
                 });
     }
 
@@ -85,7 +73,7 @@ class FenceLockZooKeeperAutoConfigurationTests {
     void runWithConnectionDetailsShouldPreferThemToTheProperties() {
         this.runner
                 .withPropertyValues("fencelock.backend=zookeeper", "fencelock.zookeeper.connect-string=127.0.0.1:1")
-                .withBean(ZooKeeperConnectionDetails.class, () -> ensemble::connectString)
+                .withBean(ZooKeeperConnectionDetails.class, () -> zookeeper::connectString)
                 .run(context -> {
                     try (LockLease lease = context.getBean(LockClient.class).acquire(LockRequest.of("order:2"))) {
                         assertThat(lease.fencingToken()).isPositive();
@@ -118,7 +106,7 @@ class FenceLockZooKeeperAutoConfigurationTests {
         this.runner
                 .withPropertyValues(
                         "fencelock.backend=zookeeper",
-                        "fencelock.zookeeper.connect-string=" + ensemble.connectString(),
+                        "fencelock.zookeeper.connect-string=" + zookeeper.connectString(),
                         "fencelock.zookeeper.username=locks")
                 .run(context -> assertThat(context)
                         .getFailure()

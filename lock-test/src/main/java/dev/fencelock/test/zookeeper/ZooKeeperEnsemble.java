@@ -27,6 +27,9 @@ import org.jspecify.annotations.Nullable;
  * range; when one is taken anyway a server does not come up, and the whole ensemble is started
  * again on other ports. The four-letter commands {@code srvr}, {@code mntr} and {@code ruok} are
  * allowed, which {@link Member#mode()} uses.
+ *
+ * <p>A JVM shutdown hook kills the members that are still running when the JVM exits without closing the ensemble,
+ * and {@link ZooKeeperEnsembleExtension} gives a JUnit test class one ensemble.
  */
 public final class ZooKeeperEnsemble implements AutoCloseable {
 
@@ -99,6 +102,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         } catch (IOException ex) {
             throw new UncheckedIOException("Could not create a directory for ZooKeeper", ex);
         }
+        ZooKeeperExitCleanup.track(directory);
         int base = ThreadLocalRandom.current().nextInt(20_000, 32_000 - 3 * size);
         List<Member> members = new ArrayList<>();
         ZooKeeperEnsemble ensemble = new ZooKeeperEnsemble(members, directory);
@@ -175,6 +179,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
             member.stop();
         }
         deleteRecursively(this.directory);
+        ZooKeeperExitCleanup.untrack(this.directory);
     }
 
     /** One server: its own JVM, configuration and data directory. */
@@ -244,6 +249,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
                         .redirectErrorStream(true)
                         .redirectOutput(this.directory.resolve("zookeeper.log").toFile())
                         .start();
+                ZooKeeperExitCleanup.track(this.process);
             } catch (IOException ex) {
                 throw new UncheckedIOException("Could not start ZooKeeper member " + this.id, ex);
             }
@@ -308,6 +314,9 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
             if (current != null && current.isAlive()) {
                 ProcessControl.kill(current.pid());
                 waitFor(current);
+            }
+            if (current != null) {
+                ZooKeeperExitCleanup.untrack(current);
             }
         }
 
