@@ -7,6 +7,7 @@ import dev.fencelock.audit.LockAuditLog;
 import dev.fencelock.autoconfigure.FenceLockAutoConfiguration;
 import dev.fencelock.autoconfigure.FenceLockProperties;
 import dev.fencelock.autoconfigure.audit.FenceLockAuditAutoConfiguration;
+import java.time.Duration;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.Access;
@@ -27,8 +28,11 @@ import org.springframework.core.env.Environment;
  * <p>The endpoint is read-only by default ({@code defaultAccess = READ_ONLY}): force-release
  * needs {@code management.endpoint.fencelock.access=unrestricted}.
  *
- * <p>An operation waits for the store at most twice {@code fencelock.etcd.request-timeout}: a
- * force-release is a read of the queue followed by a guarded delete.
+ * <p>An operation waits for the store at most twice the backend's own bound: a force-release is a
+ * read of the queue followed by a guarded delete. The bound is {@code fencelock.etcd.request-timeout}
+ * on etcd, {@code fencelock.zookeeper.administration-session-timeout} on ZooKeeper (the
+ * administration session may have to be opened first) and {@code fencelock.redis.request-timeout} on
+ * Redis.
  */
 @AutoConfiguration(after = {FenceLockAutoConfiguration.class, FenceLockAuditAutoConfiguration.class})
 @ConditionalOnClass({Endpoint.class, ConditionalOnAvailableEndpoint.class})
@@ -48,10 +52,17 @@ public final class FenceLockEndpointAutoConfiguration {
             FenceLockProperties properties,
             Environment environment) {
         return new FenceLockEndpoint(
-                client,
-                audit.getIfAvailable(),
-                properties.getEtcd().getRequestTimeout().multipliedBy(2),
-                isForceReleasePermitted(environment));
+                client, audit.getIfAvailable(), storeTimeout(properties), isForceReleasePermitted(environment));
+    }
+
+    /** How long one endpoint operation may wait for the configured store. */
+    static Duration storeTimeout(FenceLockProperties properties) {
+        Duration bound = switch (properties.getBackend()) {
+            case ZOOKEEPER -> properties.getZookeeper().getAdministrationSessionTimeout();
+            case REDIS -> properties.getRedis().getRequestTimeout();
+            case ETCD, IN_MEMORY -> properties.getEtcd().getRequestTimeout();
+        };
+        return bound.multipliedBy(2);
     }
 
     /**

@@ -9,8 +9,10 @@ import dev.fencelock.LockMode;
 import dev.fencelock.LockRequest;
 import dev.fencelock.actuate.FenceLockEndpoint;
 import dev.fencelock.autoconfigure.FenceLockAutoConfiguration;
+import dev.fencelock.autoconfigure.FenceLockProperties;
 import dev.fencelock.autoconfigure.audit.FenceLockAuditAutoConfiguration;
 import dev.fencelock.autoconfigure.etcd.FenceLockEtcdAutoConfiguration;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -40,6 +42,20 @@ class FenceLockEndpointAutoConfigurationTests {
                     FenceLockAuditAutoConfiguration.class,
                     FenceLockEndpointAutoConfiguration.class))
             .withPropertyValues("fencelock.backend=in-memory");
+
+    @Test
+    void storeTimeoutShouldBeTwiceTheConfiguredBackendsOwnBound() {
+        FenceLockProperties properties = new FenceLockProperties();
+        properties.getEtcd().setRequestTimeout(Duration.ofSeconds(3));
+        properties.getZookeeper().setAdministrationSessionTimeout(Duration.ofSeconds(7));
+        properties.getRedis().setRequestTimeout(Duration.ofSeconds(4));
+
+        assertThat(FenceLockEndpointAutoConfiguration.storeTimeout(properties)).isEqualTo(Duration.ofSeconds(6));
+        properties.setBackend(FenceLockProperties.Backend.ZOOKEEPER);
+        assertThat(FenceLockEndpointAutoConfiguration.storeTimeout(properties)).isEqualTo(Duration.ofSeconds(14));
+        properties.setBackend(FenceLockProperties.Backend.REDIS);
+        assertThat(FenceLockEndpointAutoConfiguration.storeTimeout(properties)).isEqualTo(Duration.ofSeconds(8));
+    }
 
     @Test
     void runWhenNotExposedShouldNotCreateEndpoint() {
