@@ -13,9 +13,9 @@ import java.util.Optional;
  * lock at once. Injections alternate between two placements:
  *
  * <ul>
- *   <li>after the holder read its counter (its transaction is open): it goes on to write 1.5 s later;
+ *   <li>after the holder read its counter (its transaction is open): it goes on to write 1.5 s after the delete;
  *   <li>after it acquired, before its first statement, with the holder cut off from the store so it cannot learn of the
- *       release: it still trusts its lease when it writes 0.8 s later, so only the database can refuse it. The cut
+ *       release: it still trusts its lease when it writes 0.8 s after the delete, so only the database can refuse it. The cut
  *       needs a waiter of another worker next in line, one that learns of its grant and writes first; when the next
  *       in line is the holder's own worker, or nobody has queued within 200 ms, the holder is not cut and learns of
  *       the release itself.
@@ -24,12 +24,20 @@ import java.util.Optional;
  * <p>The operator first reads the lock's queue: if the operation it caught no longer holds the lock (it went on
  * before the operator could act), nothing is deleted, rather than whoever holds the lock now. The window names the
  * lock and the token of the key that was deleted, so the checker can tell whether the release took effect.
+ *
+ * <p>The holder's stay is counted from the delete's answer, not from when the holder stopped: the fault ends the stay
+ * itself ({@code endlinger}). In a mixed run a cluster fault can hold the delete up for seconds; a stay counted from
+ * its start then ended first, the holder wrote and released before the delete landed, and the deletion changed
+ * nothing anyone could see.
  */
 final class ForceRelease implements Fault {
 
     private static final Duration NOTICE_TIMEOUT = Duration.ofSeconds(10);
     private static final Duration AFTER_READ = Duration.ofMillis(1_500);
     private static final Duration AFTER_ACQUIRE = Duration.ofMillis(800);
+
+    /** The stay's own bound, should the fault not end it: the operator's calls take at most 10 s each. */
+    private static final Duration STAY_LIMIT = Duration.ofSeconds(30);
 
     /** How often, and how many times, to look for a waiter behind a holder about to be cut: 200 ms of its 800. */
     private static final Duration WAITER_POLL = Duration.ofMillis(20);
@@ -47,9 +55,8 @@ final class ForceRelease implements Fault {
     public void inject(FaultTarget target) throws Exception {
         FaultTarget.Worker worker = target.nextWorker();
         boolean afterRead = injections++ % 2 == 0;
-        Linger order = afterRead
-                ? new Linger(Linger.Phase.AFTER_READ, AFTER_READ)
-                : new Linger(Linger.Phase.AFTER_ACQUIRE, AFTER_ACQUIRE);
+        Duration stay = afterRead ? AFTER_READ : AFTER_ACQUIRE;
+        Linger order = new Linger(afterRead ? Linger.Phase.AFTER_READ : Linger.Phase.AFTER_ACQUIRE, STAY_LIMIT);
         worker.linger(order);
         Optional<LingerNotice> lingering = worker.awaitLingering(NOTICE_TIMEOUT);
         if (lingering.isEmpty()) {
@@ -60,7 +67,41 @@ final class ForceRelease implements Fault {
                     System.nanoTime());
             return;
         }
-        LingerNotice notice = lingering.get();
+        Stay caught = new Stay(worker);
+        try {
+            forceRelease(target, worker, lingering.get(), afterRead, stay, caught);
+        } finally {
+            // Whatever happened, the caught operation goes on.
+            caught.end();
+        }
+    }
+
+    /** The caught operation's stay, which the fault ends once. */
+    private static final class Stay {
+
+        private final FaultTarget.Worker worker;
+        private boolean ended;
+
+        Stay(FaultTarget.Worker worker) {
+            this.worker = worker;
+        }
+
+        void end() {
+            if (!ended) {
+                ended = true;
+                worker.endLinger();
+            }
+        }
+    }
+
+    private void forceRelease(
+            FaultTarget target,
+            FaultTarget.Worker worker,
+            LingerNotice notice,
+            boolean afterRead,
+            Duration stay,
+            Stay caughtStay)
+            throws InterruptedException {
         long start = System.nanoTime();
         String caught = notice.key() + " held by " + notice.operation() + " (token " + notice.token() + ")";
         List<QueuedKey> queue;
@@ -114,7 +155,11 @@ final class ForceRelease implements Fault {
                 // In a mixed run the store may have no quorum right now; the operator's attempt failing is part of it.
                 failure = e;
             }
-            target.hold(order.duration().plusMillis(200));
+            // From the delete on, the holder stays as long as it would have from its stop: time for a connected
+            // holder to learn of the delete, and for the next holder to be granted the lock and write.
+            target.hold(stay);
+            caughtStay.end();
+            target.hold(Duration.ofMillis(200));
         } finally {
             if (cut) {
                 worker.reconnectToStore();

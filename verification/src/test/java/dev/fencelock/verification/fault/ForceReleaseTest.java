@@ -81,16 +81,20 @@ class ForceReleaseTest {
                 .containsExactly(
                         "w1 linger AFTER_READ",
                         "force-release k0",
+                        "w1 endlinger",
                         "logged",
                         "w2 linger AFTER_ACQUIRE",
                         "force-release k0",
+                        "w2 endlinger",
                         "logged",
                         "w1 linger AFTER_READ",
                         "force-release k1",
+                        "w1 endlinger",
                         "logged",
                         "w2 linger AFTER_ACQUIRE",
                         "w2 cut",
                         "force-release k1",
+                        "w2 endlinger",
                         "w2 reconnect",
                         "logged");
         assertThat(target.windows.get(1).detail()).contains("not cut", "w2");
@@ -126,17 +130,21 @@ class ForceReleaseTest {
                 .containsExactly(
                         "w1 linger AFTER_READ",
                         "force-release k0",
+                        "w1 endlinger",
                         "logged",
                         "w2 linger AFTER_ACQUIRE",
                         "w2 cut",
                         "force-release k0",
+                        "w2 endlinger",
                         "w2 reconnect",
                         "logged",
                         "w1 linger AFTER_READ",
                         "force-release k1",
+                        "w1 endlinger",
                         "logged",
                         "w2 linger AFTER_ACQUIRE",
                         "force-release k1",
+                        "w2 endlinger",
                         "logged");
     }
 
@@ -156,8 +164,14 @@ class ForceReleaseTest {
                 .as("whether it deleted anything is unknown")
                 .isNull();
         assertThat(target.windows.get(1).detail()).startsWith("failed to force-release k0 held by w2-1-36");
-        assertThat(target.events.subList(target.events.size() - 5, target.events.size()))
-                .containsExactly("w2 linger AFTER_ACQUIRE", "w2 cut", "force-release k0", "w2 reconnect", "logged");
+        assertThat(target.events.subList(target.events.size() - 6, target.events.size()))
+                .containsExactly(
+                        "w2 linger AFTER_ACQUIRE",
+                        "w2 cut",
+                        "force-release k0",
+                        "w2 endlinger",
+                        "w2 reconnect",
+                        "logged");
     }
 
     record Window(
