@@ -22,6 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
@@ -251,14 +252,15 @@ final class ZooKeeperLockSystem implements LockSystem, AutoCloseable {
                     observer.sync(path, (rc, p, ctx) -> synced.complete(null), null);
                     synced.get(10, TimeUnit.SECONDS);
                     return read.read();
-                } catch (KeeperException ex) {
+                } catch (KeeperException | TimeoutException ex) {
                     if (System.nanoTime() - deadline > 0) {
-                        throw new IllegalStateException("Could not read " + path + " from ZooKeeper", ex);
+                        throw new IllegalStateException("Could not read " + path + " from ZooKeeper: " + ex, ex);
                     }
-                    // The observer is reconnecting after a fault: the read is tried again.
+                    // The observer is reconnecting after a fault, or its sync waits on a busy machine: the read is
+                    // tried again until the settle timeout.
                     LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
                 } catch (Exception ex) {
-                    throw new IllegalStateException("Could not read " + path + " from ZooKeeper", ex);
+                    throw new IllegalStateException("Could not read " + path + " from ZooKeeper: " + ex, ex);
                 }
             }
         }
