@@ -93,8 +93,13 @@ final class ZooKeeperSession implements Watcher {
         }
         this.calls = new ZooKeeperCalls(this.zooKeeper, backend.callbacks());
         // The client reports no failed attempt before a first connection, so the probe asks on a timer.
-        ScheduledFuture<?> probes = backend.scheduler().scheduleWithFixedDelay(this::probeTls, 1, 5, TimeUnit.SECONDS);
-        this.connected.whenComplete((session, failure) -> probes.cancel(false));
+        try {
+            ScheduledFuture<?> probes =
+                    backend.scheduler().scheduleWithFixedDelay(this::probeTls, 1, 5, TimeUnit.SECONDS);
+            this.connected.whenComplete((session, failure) -> probes.cancel(false));
+        } catch (RejectedExecutionException ex) {
+            // The backend is closing: no one will wait for this session.
+        }
     }
 
     /** A tenth of the timeout, at least 100 ms: room for clock-rate drift and scheduling delay. */

@@ -87,14 +87,17 @@ public final class ZooKeeperTls {
         return new ZooKeeperTls(this.trustStore, this.keyStore, verify);
     }
 
+    /** The trust store's file, or {@code null} when the JVM's authorities are trusted. */
     public @Nullable Path trustStoreLocation() {
         return (this.trustStore != null) ? this.trustStore.location : null;
     }
 
+    /** The key store's file, or {@code null} when this client shows no certificate. */
     public @Nullable Path keyStoreLocation() {
         return (this.keyStore != null) ? this.keyStore.location : null;
     }
 
+    /** Whether the server's certificate must name the host it is reached at. */
     public boolean isHostnameVerification() {
         return this.hostnameVerification;
     }
