@@ -213,6 +213,10 @@ public class FenceLockProperties implements InitializingBean {
         /** Password of the digest user. */
         private @Nullable String password;
 
+        /** TLS towards the servers' secureClientPorts. */
+        @NestedConfigurationProperty
+        private final FenceLockZooKeeperTlsProperties tls = new FenceLockZooKeeperTlsProperties();
+
         public String getConnectString() {
             return this.connectString;
         }
@@ -243,6 +247,10 @@ public class FenceLockProperties implements InitializingBean {
 
         public void setPassword(@Nullable String password) {
             this.password = password;
+        }
+
+        public FenceLockZooKeeperTlsProperties getTls() {
+            return this.tls;
         }
     }
 

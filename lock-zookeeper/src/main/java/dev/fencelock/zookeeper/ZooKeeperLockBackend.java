@@ -68,6 +68,8 @@ public final class ZooKeeperLockBackend implements LockBackend, LockAdministrati
 
     private final @Nullable String digestAuth;
 
+    private final @Nullable ZooKeeperTls tls;
+
     private final List<ACL> acl;
 
     private final long administrationTtlSeconds;
@@ -97,6 +99,7 @@ public final class ZooKeeperLockBackend implements LockBackend, LockAdministrati
         this.connectString = builder.connectString();
         this.paths = new ZooKeeperPaths(builder.namespace());
         this.digestAuth = builder.digestAuth();
+        this.tls = builder.tls();
         this.acl = (this.digestAuth != null) ? ZooDefs.Ids.CREATOR_ALL_ACL : ZooDefs.Ids.OPEN_ACL_UNSAFE;
         this.administrationTtlSeconds = builder.administrationTtlSeconds();
         this.instanceId = builder.instanceId();
@@ -208,6 +211,7 @@ public final class ZooKeeperLockBackend implements LockBackend, LockAdministrati
         details.put("backend", "zookeeper");
         details.put("connectString", this.connectString);
         details.put("namespace", this.paths.namespace());
+        details.put("tls", this.tls != null);
         details.put("fencingTokens", true);
         details.put("sessions", this.sessions.size());
         details.put("heldLocks", this.held.size());
@@ -341,6 +345,11 @@ public final class ZooKeeperLockBackend implements LockBackend, LockAdministrati
     @Nullable
     String digestAuth() {
         return this.digestAuth;
+    }
+
+    @Nullable
+    ZooKeeperTls tls() {
+        return this.tls;
     }
 
     String instanceIdForRecords() {

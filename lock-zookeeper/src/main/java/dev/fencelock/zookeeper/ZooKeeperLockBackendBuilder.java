@@ -26,6 +26,8 @@ public final class ZooKeeperLockBackendBuilder {
 
     private BackendEventListener events = BackendEventListener.NONE;
 
+    private @Nullable ZooKeeperTls tls;
+
     ZooKeeperLockBackendBuilder() {}
 
     /** The ensemble, e.g. {@code zk1:2181,zk2:2181,zk3:2181}. */
@@ -91,11 +93,27 @@ public final class ZooKeeperLockBackendBuilder {
         return this;
     }
 
-    /** Returns the backend; sessions open when the first lock (or health check) needs them. */
+    /**
+     * Connects over TLS, to the servers' {@code secureClientPort}s (which the connect string must
+     * name), or in plain text when {@code null} (the default).
+     */
+    public ZooKeeperLockBackendBuilder tls(@Nullable ZooKeeperTls tls) {
+        this.tls = tls;
+        return this;
+    }
+
+    /**
+     * Returns the backend; sessions open when the first lock (or health check) needs them.
+     *
+     * @throws IllegalArgumentException when TLS is set and its stores cannot be read
+     */
     public ZooKeeperLockBackend build() {
         if (this.connectString == null) {
             throw new IllegalStateException(
                     "A connect string is required: ZooKeeperLockBackend.builder().connectString(\"zk1:2181\")");
+        }
+        if (this.tls != null) {
+            ZooKeeperTls.sslContext(ZooKeeperTls.clientConfig(this.tls));
         }
         return new ZooKeeperLockBackend(this);
     }
@@ -123,5 +141,10 @@ public final class ZooKeeperLockBackendBuilder {
 
     BackendEventListener events() {
         return this.events;
+    }
+
+    @Nullable
+    ZooKeeperTls tls() {
+        return this.tls;
     }
 }

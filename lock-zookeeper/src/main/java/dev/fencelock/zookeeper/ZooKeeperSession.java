@@ -11,11 +11,14 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.client.ZKClientConfig;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,6 +55,8 @@ final class ZooKeeperSession implements Watcher {
 
     private final long createdNanos;
 
+    private final ZKClientConfig clientConfig;
+
     private final ZooKeeper zooKeeper;
 
     final ZooKeeperCalls calls;
@@ -66,6 +71,8 @@ final class ZooKeeperSession implements Watcher {
 
     private @Nullable ScheduledFuture<?> heartbeat;
 
+    private final AtomicBoolean probing = new AtomicBoolean();
+
     ZooKeeperSession(ZooKeeperLockBackend backend, long ttlSeconds) {
         this.backend = backend;
         this.ttlSeconds = ttlSeconds;
@@ -75,7 +82,8 @@ final class ZooKeeperSession implements Watcher {
         this.validityNanos = timeoutNanos - this.periodNanos - safetyMargin(timeoutNanos);
         this.createdNanos = System.nanoTime();
         try {
-            this.zooKeeper = new ZooKeeper(backend.connectString(), this.timeoutMillis, this);
+            this.clientConfig = ZooKeeperTls.clientConfig(backend.tls());
+            this.zooKeeper = new ZooKeeper(backend.connectString(), this.timeoutMillis, this, this.clientConfig);
         } catch (IOException | IllegalArgumentException ex) {
             throw new LockBackendUnavailableException("Could not open a session on " + backend.describe(), ex);
         }
@@ -84,6 +92,14 @@ final class ZooKeeperSession implements Watcher {
             this.zooKeeper.addAuthInfo("digest", auth.getBytes(StandardCharsets.UTF_8));
         }
         this.calls = new ZooKeeperCalls(this.zooKeeper, backend.callbacks());
+        // The client reports no failed attempt before a first connection, so the probe asks on a timer.
+        try {
+            ScheduledFuture<?> probes =
+                    backend.scheduler().scheduleWithFixedDelay(this::probeTls, 1, 5, TimeUnit.SECONDS);
+            this.connected.whenComplete((session, failure) -> probes.cancel(false));
+        } catch (RejectedExecutionException ex) {
+            // The backend is closing: no one will wait for this session.
+        }
     }
 
     /** A tenth of the timeout, at least 100 ms: room for clock-rate drift and scheduling delay. */
@@ -184,6 +200,44 @@ final class ZooKeeperSession implements Watcher {
         this.heartbeat =
                 this.backend.scheduler().scheduleAtFixedRate(this::heartbeat, period, period, TimeUnit.NANOSECONDS);
         this.connected.complete(this);
+    }
+
+    /**
+     * The session has not connected yet: when TLS is why, the client would retry until the wait time
+     * ends, so the session ends now with the reason. One probe at a time, on the callback threads.
+     */
+    private void probeTls() {
+        if (this.connected.isDone() || !this.probing.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            this.backend.callbacks().execute(() -> {
+                try {
+                    LockException failure = diagnoseTls();
+                    if (failure != null && this.connected.completeExceptionally(failure)) {
+                        logger.warn("{}", failure.getMessage());
+                        end(failure.getMessage(), true);
+                    }
+                } finally {
+                    this.probing.set(false);
+                }
+            });
+        } catch (RejectedExecutionException ex) {
+            this.probing.set(false); // the backend is closing
+        }
+    }
+
+    private @Nullable LockException diagnoseTls() {
+        try {
+            javax.net.ssl.SSLContext context =
+                    (this.backend.tls() != null) ? ZooKeeperTls.sslContext(this.clientConfig) : null;
+            return ZooKeeperTlsProbe.diagnose(this.backend.connectString(), context, backendName());
+        } catch (IllegalArgumentException ex) {
+            return new LockBackendUnavailableException(ex.getMessage(), ex); // the TLS stores became unreadable
+        } catch (RuntimeException ex) {
+            logger.debug("Could not probe {} for a TLS failure", backendName(), ex);
+            return null;
+        }
     }
 
     private void heartbeat() {

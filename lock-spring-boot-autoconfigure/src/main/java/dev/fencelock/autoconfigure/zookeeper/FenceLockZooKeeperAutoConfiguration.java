@@ -8,7 +8,6 @@ import dev.fencelock.spi.BackendEventListener;
 import dev.fencelock.spi.LockBackend;
 import dev.fencelock.zookeeper.ZooKeeperLockBackend;
 import dev.fencelock.zookeeper.ZooKeeperLockBackendBuilder;
-import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -20,9 +19,9 @@ import org.springframework.context.annotation.Conditional;
 
 /**
  * The ZooKeeper {@link LockBackend} for {@code fencelock.backend=zookeeper}, connecting where a
- * {@link ZooKeeperConnectionDetails} bean or {@code fencelock.zookeeper.*} points. Sessions open
- * when the first lock or health check needs them. Backs off when the application defines its own
- * {@link LockBackend} or {@link LockClient}.
+ * {@link ZooKeeperConnectionDetails} bean or {@code fencelock.zookeeper.*} points, over TLS when
+ * {@code fencelock.zookeeper.tls.enabled}. Sessions open when the first lock or health check needs
+ * them. Backs off when the application defines its own {@link LockBackend} or {@link LockClient}.
  */
 @AutoConfiguration(before = FenceLockAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "fencelock.enabled", matchIfMissing = true)
@@ -34,23 +33,7 @@ public final class FenceLockZooKeeperAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(ZooKeeperConnectionDetails.class)
     ZooKeeperConnectionDetails fenceLockZooKeeperConnectionDetails(FenceLockProperties properties) {
-        FenceLockProperties.ZooKeeper zookeeper = properties.getZookeeper();
-        return new ZooKeeperConnectionDetails() {
-            @Override
-            public String getConnectString() {
-                return zookeeper.getConnectString();
-            }
-
-            @Override
-            public @Nullable String getUsername() {
-                return zookeeper.getUsername();
-            }
-
-            @Override
-            public @Nullable String getPassword() {
-                return zookeeper.getPassword();
-            }
-        };
+        return new PropertiesZooKeeperConnectionDetails(properties.getZookeeper());
     }
 
     @Bean(destroyMethod = "close")
@@ -63,6 +46,7 @@ public final class FenceLockZooKeeperAutoConfiguration {
                 .connectString(connectionDetails.getConnectString())
                 .namespace(properties.getNamespace())
                 .administrationSessionTimeout(properties.getZookeeper().getAdministrationSessionTimeout())
+                .tls(connectionDetails.getTls())
                 .eventListener(BackendEventListener.composite(
                         backendEventListeners.orderedStream().toList()));
         String username = connectionDetails.getUsername();

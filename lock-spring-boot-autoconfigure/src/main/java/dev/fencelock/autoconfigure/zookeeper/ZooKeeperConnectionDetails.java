@@ -1,5 +1,6 @@
 package dev.fencelock.autoconfigure.zookeeper;
 
+import dev.fencelock.zookeeper.ZooKeeperTls;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.autoconfigure.service.connection.ConnectionDetails;
 
@@ -19,6 +20,14 @@ public interface ZooKeeperConnectionDetails extends ConnectionDetails {
 
     /** Password of the digest user, or {@code null} without authentication. */
     default @Nullable String getPassword() {
+        return null;
+    }
+
+    /**
+     * TLS towards the servers, whose {@code secureClientPort}s the connect string then names, or
+     * {@code null} for plain text.
+     */
+    default @Nullable ZooKeeperTls getTls() {
         return null;
     }
 }

@@ -1,5 +1,6 @@
 package dev.fencelock.test.zookeeper;
 
+import dev.fencelock.test.etcd.TestCertificates;
 import dev.fencelock.test.fault.ProcessControl;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -35,6 +36,12 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
 
     /** Debian's server jar; its manifest names the rest of its class path. */
     public static final Path JAR = Path.of("/usr/share/java/zookeeper.jar");
+
+    /**
+     * Netty's codec, which the Netty connection factory of TLS members needs and the server jar's
+     * manifest does not name (Debian's {@code libnetty-java}).
+     */
+    private static final Path NETTY_CODEC = Path.of("/usr/share/java/netty-codec.jar");
 
     private static final int ATTEMPTS = 5;
 
@@ -84,10 +91,30 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
             throw new IllegalStateException(
                     "No " + JAR + "; install Debian's zookeeper package (apt-get install -y zookeeper)");
         }
+        return startWithRetries(size, extraConfig, maxHeap, null);
+    }
+
+    /**
+     * Like {@link #start(int)}, each member also serving TLS on a {@code secureClientPort} of its own
+     * ({@link #secureConnectString()}), with the server certificate of {@code certificates} and
+     * requiring a client certificate issued by its authority (ZooKeeper's default {@code
+     * ssl.clientAuth=need}). The plain-text client ports stay, for the kit's four-letter commands. The
+     * members use the Netty connection factory, the only one that serves TLS; key and trust stores are
+     * PEM files written into the ensemble's directory.
+     */
+    public static ZooKeeperEnsemble startTls(int size, TestCertificates certificates) {
+        if (size != 1 && size != 3) {
+            throw new IllegalArgumentException("An ensemble of 1 or 3 servers, not " + size);
+        }
+        return startWithRetries(size, "", DEFAULT_HEAP, certificates);
+    }
+
+    private static ZooKeeperEnsemble startWithRetries(
+            int size, String extraConfig, String maxHeap, @Nullable TestCertificates tls) {
         IllegalStateException last = null;
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
             try {
-                return startOnce(size, extraConfig, maxHeap);
+                return startOnce(size, extraConfig, maxHeap, tls);
             } catch (IllegalStateException ex) {
                 last = ex;
             }
@@ -95,7 +122,8 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         throw new IllegalStateException("ZooKeeper did not start in " + ATTEMPTS + " attempts", last);
     }
 
-    private static ZooKeeperEnsemble startOnce(int size, String extraConfig, String maxHeap) {
+    private static ZooKeeperEnsemble startOnce(
+            int size, String extraConfig, String maxHeap, @Nullable TestCertificates tls) {
         Path directory;
         try {
             directory = Files.createTempDirectory("fencelock-zookeeper-");
@@ -103,7 +131,8 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
             throw new UncheckedIOException("Could not create a directory for ZooKeeper", ex);
         }
         ZooKeeperExitCleanup.track(directory);
-        int base = ThreadLocalRandom.current().nextInt(20_000, 32_000 - 3 * size);
+        // Three ports per member (client, two peer), then one secure client port per member.
+        int base = ThreadLocalRandom.current().nextInt(20_000, 32_000 - 4 * size);
         List<Member> members = new ArrayList<>();
         ZooKeeperEnsemble ensemble = new ZooKeeperEnsemble(members, directory);
         try {
@@ -118,13 +147,17 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
                         .append(peer + 1)
                         .append('\n');
             }
+            String tlsConfig = (tls != null) ? tlsConfig(directory, tls) : "";
             for (int id = 1; id <= size; id++) {
                 members.add(new Member(
                         id,
                         base + 3 * (id - 1),
                         directory.resolve("member-" + id),
-                        servers + extraConfig + "\n",
+                        servers + tlsConfig + extraConfig + "\n",
                         maxHeap));
+                if (tls != null) {
+                    members.get(id - 1).secureClientPort = base + 3 * size + (id - 1);
+                }
             }
             members.forEach(Member::start);
             // Two minutes: an election on a loaded machine; a member that exits ends the wait at once.
@@ -146,6 +179,34 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
             ensemble.close();
             throw (ex instanceof IllegalStateException illegal) ? illegal : new IllegalStateException(ex);
         }
+    }
+
+    /** The Netty factory and PEM stores of TLS members: key and certificate in one file, as ZooKeeper reads PEM. */
+    private static String tlsConfig(Path directory, TestCertificates certificates) {
+        try {
+            Path tls = Files.createDirectories(directory.resolve("tls"));
+            Path keyStore = tls.resolve("server.pem");
+            Files.writeString(
+                    keyStore,
+                    Files.readString(certificates.serverKey()) + Files.readString(certificates.serverCertificate()));
+            Path trustStore = Files.copy(certificates.caCertificate(), tls.resolve("ca.pem"));
+            return "serverCnxnFactory=org.apache.zookeeper.server.NettyServerCnxnFactory\n"
+                    + "ssl.keyStore.location=" + keyStore + "\nssl.keyStore.type=PEM\n"
+                    + "ssl.trustStore.location=" + trustStore + "\nssl.trustStore.type=PEM\n";
+        } catch (IOException ex) {
+            throw new UncheckedIOException("Could not write the TLS stores of ZooKeeper into " + directory, ex);
+        }
+    }
+
+    /**
+     * {@code 127.0.0.1:s1,127.0.0.1:s2,…}: every member's TLS client address, for an ensemble of
+     * {@link #startTls}.
+     */
+    public String secureConnectString() {
+        if (this.members.stream().anyMatch(member -> member.secureClientPort == 0)) {
+            throw new IllegalStateException("This ensemble serves no TLS; start it with ZooKeeperEnsemble.startTls");
+        }
+        return this.members.stream().map(m -> "127.0.0.1:" + m.secureClientPort).collect(Collectors.joining(","));
     }
 
     /** {@code 127.0.0.1:p1,127.0.0.1:p2,…}: every member's client address. */
@@ -197,6 +258,9 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
 
         private final String maxHeap;
 
+        /** The TLS client port, or 0 when the member serves no TLS. */
+        private int secureClientPort;
+
         Member(int id, int clientPort, Path directory, String servers, String maxHeap) {
             this.maxHeap = maxHeap;
             this.id = id;
@@ -218,6 +282,11 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
             return this.clientPort;
         }
 
+        /** The TLS client port of a member of {@link ZooKeeperEnsemble#startTls}, else 0. */
+        public int secureClientPort() {
+            return this.secureClientPort;
+        }
+
         public long pid() {
             Process current = this.process;
             if (current == null) {
@@ -237,13 +306,17 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
                                 + "dataDir=" + data + "\nclientPort=" + this.clientPort
                                 + "\nclientPortAddress=127.0.0.1\nadmin.enableServer=false\n"
                                 + "4lw.commands.whitelist=srvr,mntr,ruok\nstandaloneEnabled=true\n"
+                                + ((this.secureClientPort != 0)
+                                        ? "secureClientPort=" + this.secureClientPort
+                                                + "\nsecureClientPortAddress=127.0.0.1\n"
+                                        : "")
                                 + this.servers);
                 this.process = new ProcessBuilder(
                                 "java",
                                 "-Xmx" + this.maxHeap,
                                 "-XX:+UseSerialGC",
                                 "-cp",
-                                JAR.toString(),
+                                (this.secureClientPort != 0) ? JAR + ":" + NETTY_CODEC : JAR.toString(),
                                 "org.apache.zookeeper.server.quorum.QuorumPeerMain",
                                 config.toString())
                         .redirectErrorStream(true)
