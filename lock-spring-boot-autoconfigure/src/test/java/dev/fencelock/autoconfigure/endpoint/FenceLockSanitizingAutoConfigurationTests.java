@@ -23,10 +23,13 @@ class FenceLockSanitizingAutoConfigurationTests {
             .withPropertyValues(
                     "fencelock.backend=in-memory",
                     "fencelock.etcd.username=locker",
-                    "fencelock.etcd.password=" + SECRET);
+                    "fencelock.etcd.password=" + SECRET,
+                    "fencelock.zookeeper.password=" + SECRET + "-zk",
+                    "fencelock.zookeeper.tls.trust-store-password=" + SECRET + "-trust",
+                    "fencelock.zookeeper.tls.key-store-password=" + SECRET + "-key");
 
     @Test
-    void runWithValuesShownShouldStillMaskTheEtcdPasswordInEnvAndConfigprops() {
+    void runWithValuesShownShouldStillMaskThePasswordsInEnvAndConfigprops() {
         this.runner.run((context) -> {
             // The endpoints as Boot builds them for show-values=always: everything unsanitized is shown.
             List<SanitizingFunction> functions = context.getBeanProvider(SanitizingFunction.class)
@@ -41,6 +44,14 @@ class FenceLockSanitizingAutoConfigurationTests {
                             .getProperty()
                             .getValue())
                     .isEqualTo("******");
+            for (String secret : List.of(
+                    "fencelock.zookeeper.password",
+                    "fencelock.zookeeper.tls.trust-store-password",
+                    "fencelock.zookeeper.tls.key-store-password")) {
+                assertThat(env.environmentEntry(secret).getProperty().getValue())
+                        .as(secret)
+                        .isEqualTo("******");
+            }
             assertThat(env.environmentEntry("fencelock.etcd.username")
                             .getProperty()
                             .getValue())
@@ -63,11 +74,17 @@ class FenceLockSanitizingAutoConfigurationTests {
 
     @Test
     void passwordKeysAreRecognisedAsPropertiesYamlAndEnvironmentVariablesSpellThem() {
-        assertThat(FenceLockSanitizingAutoConfiguration.isEtcdPassword("fencelock.etcd.password"))
+        assertThat(FenceLockSanitizingAutoConfiguration.isSecret("fencelock.etcd.password"))
                 .isTrue();
-        assertThat(FenceLockSanitizingAutoConfiguration.isEtcdPassword("FENCELOCK_ETCD_PASSWORD"))
+        assertThat(FenceLockSanitizingAutoConfiguration.isSecret("FENCELOCK_ETCD_PASSWORD"))
                 .isTrue();
-        assertThat(FenceLockSanitizingAutoConfiguration.isEtcdPassword("fencelock.etcd.username"))
+        assertThat(FenceLockSanitizingAutoConfiguration.isSecret("fencelock.zookeeper.tls.key-store-password"))
+                .isTrue();
+        assertThat(FenceLockSanitizingAutoConfiguration.isSecret("FENCELOCK_ZOOKEEPER_TLS_TRUSTSTOREPASSWORD"))
+                .isTrue();
+        assertThat(FenceLockSanitizingAutoConfiguration.isSecret("fencelock.etcd.username"))
+                .isFalse();
+        assertThat(FenceLockSanitizingAutoConfiguration.isSecret("fencelock.zookeeper.tls.key-store"))
                 .isFalse();
     }
 }
