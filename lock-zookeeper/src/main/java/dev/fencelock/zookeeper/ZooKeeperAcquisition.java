@@ -70,7 +70,7 @@ final class ZooKeeperAcquisition {
         this.command = command;
         this.resource = command.resource().value();
         this.parent = backend.paths().resource(this.resource);
-        this.prefix = ZooKeeperPaths.prefix(command.kind(), command.requestId());
+        this.prefix = ZooKeeperPaths.prefix(command.kind(), command.requestId(), ZooKeeperPaths.nonce());
     }
 
     CompletableFuture<BackendLock> start() {
@@ -208,8 +208,8 @@ final class ZooKeeperAcquisition {
     }
 
     /**
-     * This attempt's node, looked for after a sync, or {@code null} when it was never created. The
-     * name's prefix is not enough: another session's node may carry the same request id.
+     * This attempt's node, looked for after a sync, or {@code null} when it was never created. Its
+     * prefix carries this attempt's nonce; the owner is checked as well.
      */
     private CompletableFuture<ZooKeeperCalls.@Nullable Created> find(ZooKeeperSession opened) {
         return opened.calls

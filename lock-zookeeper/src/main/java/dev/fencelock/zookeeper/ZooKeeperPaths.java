@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -14,7 +15,11 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Each resource has one node, {@code <namespace>/locks/<resource>}, a container that ZooKeeper
  * deletes once it is empty; each acquisition one ephemeral sequential node below it, named {@code
- * <kind>.<request id>.<sequence>}. A resource name or request id is written with every character
+ * <kind>.<request id>.<nonce>.<sequence>}. The nonce, 16 random hex digits per attempt, keeps
+ * names unique where the sequence alone does not: a deleted container's sequence numbers start
+ * again when it is created anew, and a release or an abandon sent again after a lost answer
+ * deletes its node by name, which must then not be a later acquisition's with the same request id.
+ * A resource name or request id is written with every character
  * outside {@code [A-Za-z0-9_:-]} as {@code %XX} of its UTF-8 bytes, so no name nests in another,
  * none is {@code .} or {@code ..}, and the dots only separate. The kind is {@code x} (exclusive),
  * {@code r} (shared) or {@code s<n>} (one of a semaphore's {@code n} permits).
@@ -43,9 +48,14 @@ final class ZooKeeperPaths {
         return locks() + "/" + encode(resource);
     }
 
-    /** The name an acquisition's node starts with; ZooKeeper appends the sequence number. */
-    static String prefix(LockKind kind, String requestId) {
-        return kindCode(kind) + "." + encode(requestId) + ".";
+    /** The name an attempt's node starts with; ZooKeeper appends the sequence number. */
+    static String prefix(LockKind kind, String requestId, String nonce) {
+        return kindCode(kind) + "." + encode(requestId) + "." + nonce + ".";
+    }
+
+    /** A new attempt's nonce: 16 hex digits. */
+    static String nonce() {
+        return String.format("%016x", ThreadLocalRandom.current().nextLong());
     }
 
     static String kindCode(LockKind kind) {
@@ -59,13 +69,14 @@ final class ZooKeeperPaths {
     static @Nullable Child child(String name) {
         int first = name.indexOf('.');
         int last = name.lastIndexOf('.');
-        if (first <= 0 || last == first) {
+        int nonce = (last > 0) ? name.lastIndexOf('.', last - 1) : -1;
+        if (first <= 0 || nonce <= first) {
             return null;
         }
         try {
             LockKind kind = kindOf(name.substring(0, first));
             long sequence = Long.parseLong(name.substring(last + 1));
-            return new Child(name, kind, decode(name.substring(first + 1, last)), sequence);
+            return new Child(name, kind, decode(name.substring(first + 1, nonce)), sequence);
         } catch (IllegalArgumentException ex) {
             return null;
         }

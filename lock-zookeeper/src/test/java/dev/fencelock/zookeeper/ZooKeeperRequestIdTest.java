@@ -13,7 +13,11 @@ import dev.fencelock.test.fault.FaultProxy;
 import dev.fencelock.test.zookeeper.ZooKeeperEnsembleExtension;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -48,6 +52,45 @@ class ZooKeeperRequestIdTest {
                 assertThat(first.queue(ResourceName.of("shared-id", 255)).get(30, TimeUnit.SECONDS))
                         .singleElement()
                         .satisfies(entry -> assertThat(entry.fencingToken()).isEqualTo(held.fencingToken()));
+            }
+        }
+    }
+
+    /**
+     * A release whose answer was lost is sent again later, deleting its node by name. ZooKeeper
+     * deletes an empty resource node (a container), and its sequence numbers start again when it is
+     * created anew: the next acquisition with the same request id must not get the released node's
+     * name, or that late delete takes the new holder's lock away.
+     */
+    @Test
+    void aLateDeleteOfAReleasedNodeCannotTakeALaterAcquisitionOfTheSameRequestId() throws Exception {
+        ZooKeeperLockBackend backend = ZooKeeperLockBackend.builder()
+                .connectString(zookeeper.connectString())
+                .build();
+        String resource = backend.resourcePath("reused-id");
+        LockRequest request = LockRequest.builder("reused-id")
+                .requestId("order-42")
+                .waitTimeout(Duration.ofSeconds(60))
+                .build();
+        try (LockClient client = LockClient.builder(backend).build();
+                ZooKeeper plain = connect()) {
+            String released;
+            try (LockLease first = client.acquire(request)) {
+                released = resource + "/" + plain.getChildren(resource, false).get(0);
+            }
+            // What ZooKeeper's container manager does within a minute of the node becoming empty.
+            plain.delete(resource, -1);
+
+            try (LockLease second = client.acquire(request)) {
+                String held =
+                        resource + "/" + plain.getChildren(resource, false).get(0);
+                assertThat(held).isNotEqualTo(released);
+
+                // The first release's delete, sent again after its answer was lost, as the backend does.
+                assertThatThrownBy(() -> plain.delete(released, -1))
+                        .isInstanceOf(KeeperException.NoNodeException.class);
+                assertThat(plain.exists(held, false)).isNotNull();
+                assertThat(second.isValid()).isTrue();
             }
         }
     }
@@ -141,5 +184,20 @@ class ZooKeeperRequestIdTest {
                 }
             }
         }
+    }
+
+    /** A plain client of the ensemble, connected. */
+    private static ZooKeeper connect() throws Exception {
+        CountDownLatch connected = new CountDownLatch(1);
+        ZooKeeper plain = new ZooKeeper(zookeeper.connectString(), 30_000, event -> {
+            if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                connected.countDown();
+            }
+        });
+        if (!connected.await(30, TimeUnit.SECONDS)) {
+            plain.close();
+            throw new IllegalStateException("no connection to " + zookeeper.connectString());
+        }
+        return plain;
     }
 }

@@ -201,7 +201,9 @@ final class ZooKeeperLockSystem implements LockSystem, AutoCloseable {
                     }
                     Matcher instance = INSTANCE.matcher(new String(data, StandardCharsets.UTF_8));
                     Integer client = instance.find() ? Integer.parseInt(instance.group(1)) - 1 : null;
-                    String requestId = decode(name.substring(name.indexOf('.') + 1, name.lastIndexOf('.')));
+                    // <kind>.<request id>.<nonce>.<sequence>
+                    int nonce = name.lastIndexOf('.', name.lastIndexOf('.') - 1);
+                    String requestId = decode(name.substring(name.indexOf('.') + 1, nonce));
                     keys.add(new StoredKey(requestId, stat.getCzxid(), stat.getEphemeralOwner(), client));
                 }
                 if (!keys.isEmpty()) {
