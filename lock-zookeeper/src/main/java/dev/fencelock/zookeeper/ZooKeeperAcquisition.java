@@ -118,6 +118,11 @@ final class ZooKeeperAcquisition {
         return attempt.start();
     }
 
+    /** Ends this acquisition without the lock, as its backend closes. */
+    void end(LockBackendUnavailableException why) {
+        this.result.completeExceptionally(why);
+    }
+
     /** Whether an acquisition of {@code other} may share this one's node: same kind and session, still waiting. */
     boolean joinable(AcquireCommand other) {
         return !this.result.isDone()

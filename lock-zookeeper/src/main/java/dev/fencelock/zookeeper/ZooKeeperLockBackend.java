@@ -454,6 +454,12 @@ public final class ZooKeeperLockBackend implements LockBackend, LockAdministrati
     @Override
     public void close() {
         this.closed = true;
+        // An acquisition between two tries waits on the scheduler, which stops below: ended here, none is left
+        // hanging, whatever it was doing.
+        LockBackendUnavailableException closing = new LockBackendUnavailableException(describe() + " is closed");
+        for (ZooKeeperAcquisition attempt : new ArrayList<>(this.waiting.values())) {
+            attempt.end(closing);
+        }
         for (ZooKeeperLock lock : new ArrayList<>(this.held.values())) {
             lock.markReleased();
             forget(lock);
