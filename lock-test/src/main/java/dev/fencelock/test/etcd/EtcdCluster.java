@@ -1,5 +1,6 @@
 package dev.fencelock.test.etcd;
 
+import dev.fencelock.test.fault.ExitCleanup;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
@@ -261,8 +262,8 @@ public final class EtcdCluster implements AutoCloseable {
     }
 
     private static void deleteDirectory(Path directory) {
-        JvmExitCleanup.deleteRecursively(directory);
-        JvmExitCleanup.untrack(directory);
+        ExitCleanup.deleteRecursively(directory);
+        ExitCleanup.untrack(directory);
     }
 
     private static Map<EtcdMember, MemberStatus> statusOfAnsweringMembers(List<EtcdMember> candidates) {

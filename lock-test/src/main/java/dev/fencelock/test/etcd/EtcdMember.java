@@ -1,5 +1,6 @@
 package dev.fencelock.test.etcd;
 
+import dev.fencelock.test.fault.ExitCleanup;
 import dev.fencelock.test.fault.ProcessControl;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -146,7 +147,7 @@ public final class EtcdMember {
             current.destroyForcibly();
             awaitExit(current, EXIT_WAIT);
         }
-        JvmExitCleanup.untrack(current);
+        ExitCleanup.untrack(current);
     }
 
     /**
@@ -294,7 +295,7 @@ public final class EtcdMember {
         builder.environment().keySet().removeIf(key -> key.startsWith("ETCD_") && !key.equals("ETCD_UNSUPPORTED_ARCH"));
         try {
             Process started = builder.start();
-            JvmExitCleanup.track(started);
+            ExitCleanup.track(started);
             process = started;
             paused = false;
         } catch (IOException e) {
@@ -371,7 +372,7 @@ public final class EtcdMember {
         if (!waitFor(process, timeout)) {
             throw new IllegalStateException("etcd pid " + process.pid() + " did not exit within " + timeout);
         }
-        JvmExitCleanup.untrack(process);
+        ExitCleanup.untrack(process);
     }
 
     private static boolean waitFor(Process process, Duration timeout) {

@@ -1,5 +1,6 @@
 package dev.fencelock.test.etcd;
 
+import dev.fencelock.test.fault.ExitCleanup;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -98,7 +99,7 @@ final class MemberLayout {
     private static Path createDirectory(String memberName) {
         try {
             Path directory = Files.createTempDirectory("fencelock-etcd-" + memberName + "-");
-            JvmExitCleanup.track(directory);
+            ExitCleanup.track(directory);
             return directory;
         } catch (IOException e) {
             throw new UncheckedIOException("could not create a data directory for etcd member " + memberName, e);

@@ -1,5 +1,6 @@
 package dev.fencelock.test.etcd;
 
+import dev.fencelock.test.fault.ExitCleanup;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
@@ -67,7 +68,7 @@ public final class TestCertificates {
     public static TestCertificates create() {
         try {
             Path directory = Files.createTempDirectory("fencelock-tls-");
-            JvmExitCleanup.track(directory);
+            ExitCleanup.track(directory);
             KeyPair caKeys = keyPair();
             X500Name caName = new X500Name("CN=FenceLock test CA " + serial());
             X509v3CertificateBuilder builder = builder(caName, caName, caKeys);

@@ -1,6 +1,7 @@
 package dev.fencelock.test.zookeeper;
 
 import dev.fencelock.test.etcd.TestCertificates;
+import dev.fencelock.test.fault.ExitCleanup;
 import dev.fencelock.test.fault.ProcessControl;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -130,7 +131,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         } catch (IOException ex) {
             throw new UncheckedIOException("Could not create a directory for ZooKeeper", ex);
         }
-        ZooKeeperExitCleanup.track(directory);
+        ExitCleanup.track(directory);
         // Three ports per member (client, two peer), then one secure client port per member.
         int base = ThreadLocalRandom.current().nextInt(20_000, 32_000 - 4 * size);
         List<Member> members = new ArrayList<>();
@@ -240,7 +241,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
             member.stop();
         }
         deleteRecursively(this.directory);
-        ZooKeeperExitCleanup.untrack(this.directory);
+        ExitCleanup.untrack(this.directory);
     }
 
     /** One server: its own JVM, configuration and data directory. */
@@ -322,7 +323,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
                         .redirectErrorStream(true)
                         .redirectOutput(this.directory.resolve("zookeeper.log").toFile())
                         .start();
-                ZooKeeperExitCleanup.track(this.process);
+                ExitCleanup.track(this.process);
             } catch (IOException ex) {
                 throw new UncheckedIOException("Could not start ZooKeeper member " + this.id, ex);
             }
@@ -389,7 +390,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
                 waitFor(current);
             }
             if (current != null) {
-                ZooKeeperExitCleanup.untrack(current);
+                ExitCleanup.untrack(current);
             }
         }
 

@@ -1,4 +1,4 @@
-package dev.fencelock.test.etcd;
+package dev.fencelock.test.fault;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -11,45 +11,47 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * The etcd processes and directories that are still live, and one JVM shutdown hook that kills and deletes them.
+ * The server processes (etcd and ZooKeeper members) and directories the kit started that are still live, and one JVM
+ * shutdown hook that kills and deletes them.
  *
- * <p>A test that crashes, or a build that is interrupted, must not leave etcd members running: they would hold
- * ports and CPU on a small machine and disturb the next run.
+ * <p>A test that crashes, or a build that is interrupted ({@code System.exit}, {@code SIGTERM}), must not leave
+ * members running: they would hold ports, memory and CPU on a small machine and disturb the next run. Only a JVM
+ * killed with {@code SIGKILL} runs no hook; its members are left to be stopped by PID.
  */
-final class JvmExitCleanup {
+public final class ExitCleanup {
 
     private static final Set<Process> PROCESSES = ConcurrentHashMap.newKeySet();
     private static final Set<Path> DIRECTORIES = ConcurrentHashMap.newKeySet();
 
     static {
-        Runtime.getRuntime().addShutdownHook(new Thread(JvmExitCleanup::run, "fencelock-etcd-exit-cleanup"));
+        Runtime.getRuntime().addShutdownHook(new Thread(ExitCleanup::run, "fencelock-test-exit-cleanup"));
     }
 
-    private JvmExitCleanup() {}
+    private ExitCleanup() {}
 
-    static void track(Process process) {
+    public static void track(Process process) {
         PROCESSES.add(process);
     }
 
-    static void untrack(Process process) {
+    public static void untrack(Process process) {
         PROCESSES.remove(process);
     }
 
-    static void track(Path directory) {
+    public static void track(Path directory) {
         DIRECTORIES.add(directory);
     }
 
-    static void untrack(Path directory) {
+    public static void untrack(Path directory) {
         DIRECTORIES.remove(directory);
     }
 
     /** Deletes a directory tree; used by the cluster on close as well as at JVM exit. */
-    static void deleteRecursively(Path directory) {
+    public static void deleteRecursively(Path directory) {
         if (!Files.exists(directory)) {
             return;
         }
         try (Stream<Path> paths = Files.walk(directory)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(JvmExitCleanup::delete);
+            paths.sorted(Comparator.reverseOrder()).forEach(ExitCleanup::delete);
         } catch (IOException e) {
             throw new UncheckedIOException("could not delete " + directory, e);
         }
