@@ -260,7 +260,11 @@ final class ZooKeeperAcquisition {
                         created.stat().getCzxid(),
                         this.command.kind());
             }
-            this.createUnknown = (created == null) && ZooKeeperCalls.outcomeUnknown(failure);
+            if (created != null) {
+                this.createUnknown = false;
+            }
+            // Otherwise a create whose outcome is unknown stays unknown, however the attempt ended: a
+            // clean-up that is still looking for its node must go on looking.
         }
         if (ended) {
             cleanUp();

@@ -402,13 +402,26 @@ public final class ZooKeeperLockBackend implements LockBackend, LockAdministrati
                 }
             }
         };
-        lock.session.calls.exists(lock.path, gone).thenAccept(stat -> {
-            if (stat == null
+        watchHeld(lock, gone);
+        return true;
+    }
+
+    /**
+     * Watches a held lock's node. ZooKeeper sets a watch only with its answer: when the answer is
+     * lost with the connection, so is the watch, and a force-release would go unnoticed. So it is
+     * set again until it holds, the lock ends, or its session does (its node goes with it).
+     */
+    private void watchHeld(ZooKeeperLock lock, Watcher gone) {
+        lock.session.calls.exists(lock.path, gone).whenComplete((stat, failure) -> {
+            if (failure != null) {
+                if (!this.closed && !lock.session.isEnded() && !lock.isReleased() && !lock.isLost()) {
+                    this.scheduler.schedule(() -> watchHeld(lock, gone), 100, TimeUnit.MILLISECONDS);
+                }
+            } else if (stat == null
                     && lock.markLost(ZooKeeperSession.lostException(lock, "its node was gone once it was granted"))) {
                 forget(lock);
             }
         });
-        return true;
     }
 
     void forget(ZooKeeperLock lock) {
