@@ -32,13 +32,9 @@ class ZooKeeperLostAnswersTest {
     @Test
     void aWaiterCancelledAfterItsCreateLostItsAnswerLeavesNoNode() throws Exception {
         String resource = "cancelled-after-lost-create";
-        try (FaultProxy route = FaultProxy.start(
-                        "127.0.0.1", zookeeper.ensemble().members().get(0).clientPort());
+        try (FaultProxy route = proxyToFirstMember();
                 LockClient holder = LockClient.builder(direct()).build();
-                LockClient lossy = LockClient.builder(ZooKeeperLockBackend.builder()
-                                .connectString("127.0.0.1:" + route.port())
-                                .build())
-                        .build()) {
+                LockClient lossy = LockClient.builder(through(route)).build()) {
             ZooKeeperLockBackend reader = (ZooKeeperLockBackend) holder.backend();
             LockLease held = holder.acquire(LockRequest.of(resource));
             // Opens the lossy client's session first, so that the create is what loses its answer.
@@ -82,13 +78,9 @@ class ZooKeeperLostAnswersTest {
     void aHolderWhoseWatchLostItsAnswerStillLearnsOfAForceRelease() throws Exception {
         for (int round = 0; round < 5; round++) {
             String resource = "watch-lost-" + round;
-            try (FaultProxy route = FaultProxy.start(
-                            "127.0.0.1", zookeeper.ensemble().members().get(0).clientPort());
+            try (FaultProxy route = proxyToFirstMember();
                     LockClient admin = LockClient.builder(direct()).build();
-                    LockClient lossy = LockClient.builder(ZooKeeperLockBackend.builder()
-                                    .connectString("127.0.0.1:" + route.port())
-                                    .build())
-                            .build()) {
+                    LockClient lossy = LockClient.builder(through(route)).build()) {
                 lossy.acquire(LockRequest.of("warm-up-" + resource)).release();
                 LockLease held = lossy.acquire(LockRequest.of(resource));
                 route.blackholeResponses();
@@ -110,6 +102,18 @@ class ZooKeeperLostAnswersTest {
     private static ZooKeeperLockBackend direct() {
         return ZooKeeperLockBackend.builder()
                 .connectString(zookeeper.connectString())
+                .build();
+    }
+
+    private static FaultProxy proxyToFirstMember() {
+        return FaultProxy.start(
+                "127.0.0.1", zookeeper.ensemble().members().get(0).clientPort());
+    }
+
+    /** A backend whose every request and answer goes through {@code route}. */
+    private static ZooKeeperLockBackend through(FaultProxy route) {
+        return ZooKeeperLockBackend.builder()
+                .connectString("127.0.0.1:" + route.port())
                 .build();
     }
 
